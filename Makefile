@@ -1,0 +1,55 @@
+# mtrace - compile-time heap tracer.  `make` builds the tools, `make test` runs
+# every suite, `make demo` traces the Massif manual's example program.
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -Wall -Wextra
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+TOOLS = $(patsubst %.c,%,$(wildcard ms_print.c mtrace2massif.c))
+
+all: $(TOOLS)
+
+%: %.c $(wildcard massif.h)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< $(LDFLAGS)
+
+# The whole suite (tests/*.sh), with the grand total on the last line.
+test: all
+	tests/run.sh
+
+# The same suite with every program, traced ones included, under ASan+UBSan.
+SANITIZE = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+test-sanitize:
+	$(MAKE) clean
+	$(MAKE) test CFLAGS="$(SANITIZE)" TEST_CFLAGS="$(SANITIZE)"
+	$(MAKE) clean
+
+# Trace the Massif manual's example: summary on stderr, then the trace's tail.
+demo: examples/example
+	cd examples && MTRACE=example.trace ./example; echo "exit status: $$?"
+	@echo "--- last lines of examples/example.trace:"
+	@tail -n 6 examples/example.trace
+
+examples/example: examples/example.c mtrace.h mtrace.c
+	$(CC) -g $(WARN) -DMTRACE=1 -include ./mtrace.h -o $@ examples/example.c
+
+# --- ms_print ---
+# --- end ms_print ---
+
+# --- mtrace2massif ---
+# --- end mtrace2massif ---
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include
+	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(PREFIX)/include/
+	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/mtrace.h $(DESTDIR)$(PREFIX)/include/mtrace.c
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
+
+clean:
+	rm -f $(TOOLS) examples/example examples/example.trace
+	rm -rf build
+
+.PHONY: all test test-sanitize demo install uninstall clean

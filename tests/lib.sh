@@ -1,0 +1,30 @@
+# tests/lib.sh - the whole test harness: counters and a few assertions.
+# Each suite (tests/*.sh) sources this, calls the helpers, then `finish`.
+# Every assertion prints one line ("ok   name" or "FAIL name" plus why).
+T_PASS=0
+T_FAIL=0
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtrace-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+pass() { T_PASS=$((T_PASS + 1)); echo "ok   $*"; }
+fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $*"; }
+
+# check NAME CMD...: passes when CMD exits 0
+check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+
+# same NAME EXPECTED_FILE ACTUAL_FILE: passes when the files are byte-identical
+same() {
+    if cmp -s "$2" "$3"; then pass "$1"; else
+        fail "$1"; diff -u "$2" "$3" | head -20 | sed 's/^/     /'; fi
+}
+
+# has NAME FILE PATTERN: passes when FILE has a line matching the fixed string
+has() { if grep -qF -- "$3" "$2"; then pass "$1"; else fail "$1: no '$3' in $2"; fi; }
+hasnt() { if grep -qF -- "$3" "$2"; then fail "$1: unexpected '$3' in $2"; else pass "$1"; fi; }
+
+finish() {
+    echo "$(basename "$0" .sh): $T_PASS passed, $T_FAIL failed"
+    [ -n "${RESULTS:-}" ] && echo "$T_PASS $T_FAIL" >> "$RESULTS"
+    [ "$T_FAIL" -eq 0 ]
+}
