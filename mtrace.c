@@ -1,0 +1,1101 @@
+/* mtrace.c - the runtime of mtrace.h.  Not compiled on its own: mtrace.h
+   includes it in every translation unit of the traced program, so that
+   "-include mtrace.h" is the only flag a build needs.  Every external
+   definition is weak (the linker keeps one copy); everything else is
+   static.  The code is written in C89 syntax because it is compiled with
+   the program's own flags, -std=c89 -pedantic included, and it names no
+   libc function the program could have redefined: private names bound to
+   the libc symbols with asm labels.
+
+   One lock guards everything: the block table, the site table, the totals
+   and the trace buffer.  Records are formatted under it, which is what
+   makes RECNO gapless and every TOTAL consistent with the record order. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#define MTRACE_API __attribute__((weak))
+#define MT_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
+
+MT_LIBC(long, mt_write, (int, const void *, size_t), write);
+MT_LIBC(int, mt_close, (int), close);
+MT_LIBC(int, mt_getpid, (void), getpid);
+MT_LIBC(char *, mt_getcwd, (char *, size_t), getcwd);
+MT_LIBC(void, mt_exit_now, (int), _exit);
+MT_LIBC(int, mt_sched_yield, (void), sched_yield);
+MT_LIBC(char *, mt_getenv, (const char *), secure_getenv);
+MT_LIBC(int, mt_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
+MT_LIBC(char *, mt_libc_strdup, (const char *), strdup);
+MT_LIBC(char *, mt_libc_strndup, (const char *, size_t), strndup);
+MT_LIBC(void *, mt_libc_aligned_alloc, (size_t, size_t), aligned_alloc);
+MT_LIBC(int, mt_libc_posix_memalign, (void **, size_t, size_t), posix_memalign);
+MT_LIBC(void *, mt_libc_reallocarray, (void *, size_t, size_t), reallocarray);
+
+/* The C library's allocator.  On glibc the program also defines malloc,
+   calloc, realloc and free itself (see the interposers at the end), so
+   the real ones are reached by their __libc_ names.  Not under
+   AddressSanitizer, whose own malloc must stay the program's. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define MT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define MT_SANITIZED 1
+#endif
+#if defined(__GLIBC__) && !defined(MT_SANITIZED)
+#define MT_INTERPOSE 1
+#endif
+#ifdef MT_INTERPOSE
+MT_LIBC(void *, mt_libc_malloc, (size_t), __libc_malloc);
+MT_LIBC(void *, mt_libc_calloc, (size_t, size_t), __libc_calloc);
+MT_LIBC(void *, mt_libc_realloc, (void *, size_t), __libc_realloc);
+MT_LIBC(void, mt_libc_free, (void *), __libc_free);
+MT_LIBC(void *, mt_libc_memalign, (size_t, size_t), __libc_memalign);
+MT_LIBC(void *, mt_libc_valloc, (size_t), __libc_valloc);
+MT_LIBC(void *, mt_libc_pvalloc, (size_t), __libc_pvalloc);
+#else
+MT_LIBC(void *, mt_libc_malloc, (size_t), malloc);
+MT_LIBC(void *, mt_libc_calloc, (size_t, size_t), calloc);
+MT_LIBC(void *, mt_libc_realloc, (void *, size_t), realloc);
+MT_LIBC(void, mt_libc_free, (void *), free);
+MT_LIBC(void *, mt_libc_valloc, (size_t), valloc);
+MT_LIBC(void *, mt_libc_memalign, (size_t, size_t), memalign);
+MT_LIBC(void *, mt_libc_pvalloc, (size_t), pvalloc);
+#endif
+
+enum { MT_OFF, MT_STARTING, MT_READY, MT_DONE };
+#define MT_BUFSIZE 65536        /* trace buffer; one write(2) when half full */
+#define MT_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
+#define MT_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
+#define MT_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
+#define MT_ROWS 20              /* summary rows before "N more sites" */
+
+/* A block the program got from a traced call.  `freed_by` is 0 while it is
+   live; after the free it holds the site of the free, and the entry stays
+   as a tombstone until the C library hands the address out again, so a
+   second free can name both places. */
+struct mt_block {
+    uintptr_t addr;
+    size_t size;
+    unsigned site, freed_by;
+};
+
+/* Per-site figures, indexed by mtrace_site.index.  `id` is the number the
+   trace uses, given when the site first appears in a record. */
+struct mt_site {
+    const char *func, *file;
+    int line;
+    unsigned id;
+    size_t live, peak, allocs;
+};
+
+struct mt_state {
+    int lock, state, interposed, child, trace_broken, incomplete, exit_status;
+    int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
+    int pid;
+    struct mt_block *blocks;    /* open addressing, linear probing */
+    size_t nblocks, nlive, nfreed;
+    struct mt_site *sites;      /* [0] unused */
+    unsigned nsites, maxsites, nids;
+    unsigned *sitehash, nsitehash;
+    unsigned nsorted;           /* length of mt_sorted_sites' result */
+    size_t double_frees;
+    char path[4096];
+    volatile size_t len, flushed;   /* committed bytes in buf, written bytes */
+    char buf[MT_BUFSIZE];
+};
+
+MTRACE_API __thread struct mtrace_pending mtrace_pending;
+MTRACE_API struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
+MTRACE_API struct mt_state mtrace_state_;
+#define mt mtrace_state_
+
+/* Sites of calls whose caller announced nothing: through a pointer taken
+   to malloc in traced code, or from code compiled without mtrace. */
+static struct mtrace_site mt_unknown_site = { "?", "<unknown>", 0, 0 };
+static struct mtrace_site mt_untraced_site = { "?", "<code-without-mtrace>", 0, 0 };
+
+static void mt_lock(void)
+{
+    int spins = 0;
+    while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
+        if (++spins % 64 == 0)
+            mt_sched_yield();
+}
+
+static void mt_unlock(void)
+{
+    __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The tracer's own memory comes from mmap: never from the allocator it
+   watches, so it cannot recurse or disturb the program's heap. */
+static void *mt_pages(size_t bytes)
+{
+    void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    pmtrace.overhead += bytes;
+    return p;
+}
+
+static void mt_unpages(void *p, size_t bytes)
+{
+    if (p) {
+        munmap(p, bytes);
+        pmtrace.overhead -= bytes;
+    }
+}
+
+/* ---- output helpers (async-signal-safe) ---- */
+
+static void mt_write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        long w = mt_write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void mt_say(const char *s)
+{
+    mt_write_all(2, s, strlen(s));
+}
+
+static char *mt_put_u(char *o, size_t v)
+{
+    char t[24];
+    int i = 0;
+    do
+        t[i++] = (char)('0' + v % 10);
+    while (v /= 10);
+    while (i > 0)
+        *o++ = t[--i];
+    return o;
+}
+
+/* ---- the trace file ---- */
+
+/* Writes the committed part of the buffer.  A signal handler may run this
+   between two records of the interrupted thread: `len` only ever covers
+   complete records, and `flushed` says what is already out. */
+static void mt_flush(void)
+{
+    int fd = pmtrace.fd;
+    while (fd >= 0 && mt.flushed < mt.len) {
+        size_t from = mt.flushed;
+        long w = mt_write(fd, mt.buf + from, mt.len - from);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = errno;
+            mt_say("*** MTRACE: cannot write the trace file ");
+            mt_say(mt.path);
+            mt_say(": ");
+            mt_say(w < 0 ? strerror(e) : "nothing written");
+            mt_say(": tracing goes on without it\n");
+            pmtrace.fd = -1;
+            mt.trace_broken = 1;
+            mt_close(fd);
+            break;
+        }
+        mt.flushed = from + (size_t)w;
+    }
+    mt.len = 0;
+    mt.flushed = 0;
+}
+
+static void mt_commit(char *end)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mt.len = (size_t)(end - mt.buf);
+    if (mt.len > MT_BUFSIZE / 2)
+        mt_flush();
+}
+
+/* FUNC and FILE must stay one token: blanks, control characters and '%'
+   become %XX. */
+static char *mt_put_name(char *o, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const char *end = s + strnlen(s, MT_NAMEMAX);
+    for (; s < end; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c <= ' ' || c == '%' || c == 0x7f) {
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        } else
+            *o++ = (char)c;
+    }
+    return o;
+}
+
+/* "@ ID FUNC FILE LINE": written just before the first record using ID. */
+static void mt_put_site(struct mt_site *s)
+{
+    char *o = mt.buf + mt.len;
+    s->id = ++mt.nids;
+    *o++ = '@';
+    *o++ = ' ';
+    o = mt_put_u(o, s->id);
+    *o++ = ' ';
+    o = mt_put_name(o, s->func);
+    *o++ = ' ';
+    o = mt_put_name(o, s->file);
+    *o++ = ' ';
+    o = mt_put_u(o, (size_t)(s->line < 0 ? 0 : s->line));
+    *o++ = '\n';
+    mt_commit(o);
+}
+
+static size_t mt_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (size_t)ru.ru_maxrss * 1024;
+}
+
+/* "OP ID RECNO TOTAL SITE MAXRSS" for the operation just accounted. */
+static void mt_put_op(int op, struct mt_site *s, size_t size)
+{
+    char *o;
+    if (pmtrace.nr % MT_RSS_EVERY == 0 || size >= MT_RSS_BIG) {
+        size_t rss = mt_rss();
+        if (rss > pmtrace.maxrss)
+            pmtrace.maxrss = rss;
+    }
+    if (pmtrace.fd >= 0) {
+        if (!s->id)
+            mt_put_site(s);
+        o = mt.buf + mt.len;
+        *o++ = (char)op;
+        *o++ = ' ';
+        o = mt_put_u(o, s->id);
+        *o++ = ' ';
+        o = mt_put_u(o, pmtrace.nr);
+        *o++ = ' ';
+        o = mt_put_u(o, pmtrace.total);
+        *o++ = ' ';
+        o = mt_put_u(o, s->live);
+        *o++ = ' ';
+        o = mt_put_u(o, pmtrace.maxrss);
+        *o++ = '\n';
+        mt_commit(o);
+    }
+    pmtrace.nr++;
+}
+
+/* ---- sites ---- */
+
+static unsigned long mt_hash_str(unsigned long h, const char *s)
+{
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 0x100000001b3UL;
+    return h;
+}
+
+static unsigned long mt_site_hash(const char *func, const char *file, int line)
+{
+    return mt_hash_str(mt_hash_str(0xcbf29ce484222325UL ^ (unsigned long)line, func), file);
+}
+
+static int mt_grow_sites(void)
+{
+    unsigned i, n = mt.maxsites ? mt.maxsites * 2 : 1024;
+    unsigned nhash = n * 2, mask = nhash - 1;
+    struct mt_site *sites = (struct mt_site *)mt_pages(n * sizeof *sites);
+    unsigned *hash = (unsigned *)mt_pages(nhash * sizeof *hash);
+    if (!sites || !hash) {
+        mt_unpages(sites, n * sizeof *sites);
+        mt_unpages(hash, nhash * sizeof *hash);
+        return 0;
+    }
+    if (mt.nsites)
+        memcpy(sites, mt.sites, mt.nsites * sizeof *sites);
+    for (i = 1; i < mt.nsites; i++) {
+        unsigned long h = mt_site_hash(sites[i].func, sites[i].file, sites[i].line);
+        while (hash[h & mask])
+            h++;
+        hash[h & mask] = i;
+    }
+    mt_unpages(mt.sites, mt.maxsites * sizeof *mt.sites);
+    mt_unpages(mt.sitehash, mt.nsitehash * sizeof *mt.sitehash);
+    mt.sites = sites;
+    mt.sitehash = hash;
+    mt.maxsites = n;
+    mt.nsitehash = nhash;
+    if (!mt.nsites)
+        mt.nsites = 1;
+    return 1;
+}
+
+/* The index of a call site, given on its first call.  Descriptors of the
+   same function, file and line (a static inline function in a header, seen
+   from several files) share one index.  0 if the table cannot grow. */
+static unsigned mt_site_index(struct mtrace_site *d)
+{
+    unsigned long h;
+    unsigned i, mask;
+    if (d->index)
+        return d->index;
+    if (mt.nsites + 1 >= mt.maxsites && !mt_grow_sites())
+        return 0;
+    mask = mt.nsitehash - 1;
+    for (h = mt_site_hash(d->func, d->file, d->line); (i = mt.sitehash[h & mask]); h++) {
+        struct mt_site *s = &mt.sites[i];
+        if (s->line == d->line && !strcmp(s->func, d->func) && !strcmp(s->file, d->file))
+            return d->index = i;
+    }
+    i = mt.nsites++;
+    mt.sitehash[h & mask] = i;
+    memset(&mt.sites[i], 0, sizeof mt.sites[i]);
+    mt.sites[i].func = d->func;
+    mt.sites[i].file = d->file;
+    mt.sites[i].line = d->line;
+    return d->index = i;
+}
+
+/* ---- blocks ---- */
+
+static size_t mt_slot(uintptr_t addr)
+{
+    return (size_t)((((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ULL) >> 24) & (mt.nblocks - 1);
+}
+
+/* The entry for addr, or the empty slot where it would go. */
+static struct mt_block *mt_find(uintptr_t addr)
+{
+    size_t i = mt_slot(addr);
+    while (mt.blocks[i].addr && mt.blocks[i].addr != addr)
+        i = (i + 1) & (mt.nblocks - 1);
+    return &mt.blocks[i];
+}
+
+/* Removes an entry, shifting back the ones that probed past it. */
+static void mt_erase(struct mt_block *b)
+{
+    size_t mask = mt.nblocks - 1, i = (size_t)(b - mt.blocks), j = i;
+    if (b->freed_by)
+        mt.nfreed--;
+    else
+        mt.nlive--;
+    for (;;) {
+        size_t home;
+        j = (j + 1) & mask;
+        if (!mt.blocks[j].addr)
+            break;
+        home = mt_slot(mt.blocks[j].addr);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            mt.blocks[i] = mt.blocks[j];
+            i = j;
+        }
+    }
+    mt.blocks[i].addr = 0;
+}
+
+/* Keeps the table at most 3/4 full.  Tombstones are dropped when they
+   outnumber live blocks (the oldest double frees then go unnoticed). */
+static int mt_make_room(void)
+{
+    struct mt_block *old = mt.blocks;
+    size_t i, n = mt.nblocks, cap = n;
+    int keep_freed = mt.nfreed <= mt.nlive;
+    if ((mt.nlive + mt.nfreed + 1) * 4 < n * 3)
+        return 1;
+    if (!n)
+        cap = 4096;
+    else if (keep_freed || mt.nlive * 2 > n)
+        cap = n * 2;
+    mt.blocks = (struct mt_block *)mt_pages(cap * sizeof *mt.blocks);
+    if (!mt.blocks) {
+        mt.blocks = old;
+        return 0;
+    }
+    mt.nblocks = cap;
+    mt.nlive = mt.nfreed = 0;
+    for (i = 0; i < n; i++)
+        if (old[i].addr && (keep_freed || !old[i].freed_by)) {
+            *mt_find(old[i].addr) = old[i];
+            if (old[i].freed_by)
+                mt.nfreed++;
+            else
+                mt.nlive++;
+        }
+    mt_unpages(old, n * sizeof *old);
+    return 1;
+}
+
+/* ---- accounting (lock held) ---- */
+
+static void mt_count(int op, unsigned site, size_t size)
+{
+    struct mt_site *s = &mt.sites[site];
+    if (op == '+' || op == '>') {
+        s->allocs++;
+        pmtrace.total += size;
+        s->live += size;
+        if (s->live > s->peak)
+            s->peak = s->live;
+        if (pmtrace.total > pmtrace.max) {
+            pmtrace.max = pmtrace.total;
+            pmtrace.maxoverhead = pmtrace.overhead;
+        }
+    } else {
+        pmtrace.total -= size;
+        s->live -= size;
+    }
+    mt_put_op(op, s, size);
+}
+
+/* A block the program now owns.  An entry already live at that address
+   was freed behind our back (by code we do not see): close it first. */
+static void mt_add(void *p, size_t size, unsigned site, int op)
+{
+    struct mt_block *b;
+    if (!site || !mt_make_room()) {
+        mt.incomplete = 1;
+        return;
+    }
+    b = mt_find((uintptr_t)p);
+    if (b->addr && !b->freed_by)
+        mt_count('-', b->site, b->size);
+    if (b->addr)
+        mt_erase(b);
+    b = mt_find((uintptr_t)p);
+    b->addr = (uintptr_t)p;
+    b->size = size;
+    b->site = site;
+    b->freed_by = 0;
+    mt.nlive++;
+    mt_count(op, site, size);
+}
+
+/* The block at p is going away: writes '-' or '<' and leaves a tombstone. */
+static void mt_drop(struct mt_block *b, struct mtrace_site *by, int op)
+{
+    mt_count(op, b->site, b->size);
+    b->freed_by = mt_site_index(by);
+    mt.nlive--;
+    if (b->freed_by)
+        mt.nfreed++;
+    else
+        mt_erase(b);
+}
+
+static int mt_live(struct mt_block *b)
+{
+    return b->addr && !b->freed_by;
+}
+
+/* ---- start and end ---- */
+
+static void mt_finish(void);
+#ifdef MT_INTERPOSE
+MT_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
+MT_LIBC(void, mtrace_sym_free, (void *), free);
+#else
+#define mtrace_sym_malloc mt_libc_malloc
+#define mtrace_sym_free mt_libc_free
+#endif
+
+static void mt_on_exit(int status, void *arg)
+{
+    (void)arg;
+    mt.exit_status = status;
+}
+
+/* A fatal signal: get the completed records out, then die of the signal
+   with its default action, so the exit status and core dump are the
+   program's. */
+static void mt_on_signal(int sig)
+{
+    struct sigaction dfl;
+    mt_flush();
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, 0);
+    raise(sig);
+}
+
+static void mt_catch_signals(void)
+{
+    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
+                                SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ };
+    unsigned i;
+    for (i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], 0, &old) != 0 || old.sa_handler != SIG_DFL)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = mt_on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(sigs[i], &sa, 0);
+    }
+}
+
+/* fork: the child must not write the parent's buffered records nor its
+   report; it stops tracing and only forwards to the C library. */
+static void mt_fork_prepare(void) { mt_lock(); }
+static void mt_fork_parent(void) { mt_unlock(); }
+static void mt_fork_child(void)
+{
+    mt.len = mt.flushed = 0;
+    if (pmtrace.fd >= 0)
+        mt_close(pmtrace.fd);
+    pmtrace.fd = -1;
+    mt.child = 1;
+    mt.state = MT_DONE;
+    mt_unlock();
+}
+
+/* The MPI rank from the launcher's environment, -1 outside MPI. */
+static long mt_mpi_rank(void)
+{
+    static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                  "MV2_COMM_WORLD_RANK", "SLURM_PROCID" };
+    unsigned i;
+    for (i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = mt_getenv(vars[i]);
+        if (v && *v)
+            return strtol(v, 0, 10);
+    }
+    return -1;
+}
+
+/* mt.path: $MTRACE or "mtrace", made absolute (the gnuplot lines must
+   work from any directory), plus "-r" for MPI rank r > 0. */
+static void mt_set_path(void)
+{
+    const char *name = mt_getenv("MTRACE");
+    char *o = mt.path, *end = mt.path + sizeof mt.path - 24;
+    long rank = mt_mpi_rank();
+    if (!name || !*name)
+        name = "mtrace";
+    if (name[0] != '/' && mt_getcwd(mt.path, sizeof mt.path - 32)) {
+        o += strlen(mt.path);
+        if (o > mt.path + 1)
+            *o++ = '/';
+    }
+    while (*name && o < end)
+        *o++ = *name++;
+    if (rank > 0) {
+        *o++ = '-';
+        o = mt_put_u(o, (size_t)rank);
+    }
+    *o = 0;
+}
+
+static void mt_open_trace(void)
+{
+    mt_set_path();
+    pmtrace.fname = mt.path;
+    pmtrace.fd = open(mt.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (pmtrace.fd < 0) {
+        mt_say("*** MTRACE: cannot open the trace file ");
+        mt_say(mt.path);
+        mt_say(": ");
+        mt_say(strerror(errno));
+        mt_say(": summary only\n");
+        mt.trace_broken = 1;
+    }
+}
+
+/* Runs once, from the first traced call or from the constructor, whichever
+   comes first.  on_exit and pthread_atfork allocate: they reach only the
+   interposers, which do nothing until the state is READY. */
+static void mt_init(void)
+{
+    int expect = MT_OFF;
+    int probe;
+    if (!__atomic_compare_exchange_n(&mt.state, &expect, MT_STARTING, 0,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_STARTING)
+            mt_sched_yield();
+        return;
+    }
+    mt.pid = mt_getpid();
+    mt.keep_going = mt_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mt_getenv("MTRACE_DOUBLE_FREE"), "continue");
+    if (MTRACE_LEVEL == 1)
+        mt_open_trace();
+    pmtrace.startrss = pmtrace.maxrss = mt_rss();
+    on_exit(mt_on_exit, 0);
+    mt_atfork(mt_fork_prepare, mt_fork_parent, mt_fork_child);
+    if (pmtrace.fd >= 0)
+        mt_catch_signals();
+    mt_grow_sites();
+    mt_make_room();
+    /* Are our malloc and free the program's?  Not in a static binary,
+       where the C library's own win; then a freed address may come back
+       from an allocation we do not see, and a tombstone proves nothing. */
+    probe = mt.interposed;
+    mt.interposed = 0;
+    mtrace_sym_free(mtrace_sym_malloc(1));
+    mt.interposed = mt.interposed || probe;
+    __atomic_store_n(&mt.state, MT_READY, __ATOMIC_RELEASE);
+}
+
+static int mt_ready(void)
+{
+    int s = __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE);
+    if (s == MT_OFF || s == MT_STARTING) {
+        mt_init();
+        s = __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE);
+    }
+    return s == MT_READY;
+}
+
+__attribute__((constructor(101))) static void mt_constructor(void)
+{
+    mt_ready();
+}
+
+__attribute__((destructor(101))) static void mt_destructor(void)
+{
+    mt_finish();
+}
+
+/* ---- reports ---- */
+
+/* Takes the lock if tracing is on; 0 (and no lock) otherwise. */
+static int mt_lock_ready(void)
+{
+    if (!mt_ready())
+        return 0;
+    mt_lock();
+    if (mt.state == MT_READY)
+        return 1;
+    mt_unlock();
+    return 0;
+}
+
+static char *mt_place(char *o, char *end, unsigned site, const char *what)
+{
+    struct mt_site *s = &mt.sites[site];
+    if (!site)
+        return o + snprintf(o, (size_t)(end - o), "<unknown>:0: note: %s\n", what);
+    return o + snprintf(o, (size_t)(end - o), "%s:%d: note: %s (in %s)\n",
+                        s->file, s->line, what, s->func);
+}
+
+/* A second free (or realloc) of a traced block.  Called with the lock held;
+   releases it.  Returns 0 when told to continue, otherwise aborts. */
+static int mt_double_free(struct mt_block *b, struct mtrace_site *by, const char *what)
+{
+    char msg[3 * MT_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
+    unsigned bad = mt_site_index(by);
+    struct mt_site *s = &mt.sites[bad];
+    o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s of a freed block of %lu bytes (in %s)\n",
+                  bad ? s->file : "<unknown>", bad ? s->line : 0, what,
+                  (unsigned long)b->size, bad ? s->func : "?");
+    if (o < end)
+        o = mt_place(o, end, b->site, "the block was allocated here");
+    if (o < end)
+        o = mt_place(o, end, b->freed_by, "and first freed here");
+    if (o > end)
+        o = end;
+    mt.double_frees++;
+    mt_flush();
+    mt_unlock();
+    mt_write_all(2, msg, (size_t)(o - msg));
+    if (!mt.keep_going)
+        abort();
+    return 0;
+}
+
+static int mt_by_peak(const void *a, const void *b)
+{
+    const struct mt_site *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    if (x->peak != y->peak)
+        return x->peak < y->peak ? 1 : -1;
+    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+static int mt_by_live(const void *a, const void *b)
+{
+    const struct mt_site *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    if (x->live != y->live)
+        return x->live < y->live ? 1 : -1;
+    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+/* The indices of the sites that allocated, sorted by `cmp`, in pages of their own (freed by caller). */
+static unsigned *mt_sorted_sites(int (*cmp)(const void *, const void *))
+{
+    unsigned i, *order = (unsigned *)mt_pages(mt.maxsites * sizeof *order);
+    if (!order)
+        return 0;
+    mt.nsorted = 0;
+    for (i = 1; i < mt.nsites; i++)
+        if (mt.sites[i].allocs)
+            order[mt.nsorted++] = i;
+    qsort(order, mt.nsorted, sizeof *order, cmp);
+    return order;
+}
+
+/* A gnuplot string: double quotes, with \\ and \" escaped. */
+static char *mt_put_quoted(char *o, const char *s)
+{
+    const char *end = s + strnlen(s, MT_NAMEMAX);
+    *o++ = '"';
+    for (; s < end; s++) {
+        if (*s == '"' || *s == '\\')
+            *o++ = '\\';
+        *o++ = *s;
+    }
+    *o++ = '"';
+    return o;
+}
+
+/* The two last lines: settings, then the plot of MAXRSS - startrss, TOTAL
+   and one curve per site that reached 1% of the peak.  A site's curve is
+   drawn from a variable updated on that site's records, so it stays flat
+   between them. */
+static void mt_put_gnuplot(void)
+{
+    enum { CURVES = 12 };
+    char *o = mt.buf + mt.len;
+    unsigned i, n = 0, *order = mt_sorted_sites(mt_by_peak);
+    o += sprintf(o, "set title ");
+    o = mt_put_quoted(o, mt.path);
+    o += sprintf(o, " noenhanced; set xlabel \"trace record\"; set ylabel \"memory\"; "
+                    "set format y \"%%.1b %%BB\"; set key left top noenhanced; set grid");
+    for (i = 0; order && i < mt.nsorted && i < CURVES; i++)
+        o += sprintf(o, "; mt%u=0", mt.sites[order[i]].id);
+    o += sprintf(o, "\nplot ");
+    o = mt_put_quoted(o, mt.path);
+    o += sprintf(o, " u 3:($6-%lu) w steps t \"max RSS - start RSS\", \"\" u 3:4 w steps lw 2 t \"total\"",
+                 (unsigned long)pmtrace.startrss);
+    for (i = 0; order && i < mt.nsorted && n < CURVES; i++) {
+        struct mt_site *s = &mt.sites[order[i]];
+        char title[2 * MT_NAMEMAX + 64];
+        if (!s->id || s->peak == 0 || s->peak * 100 < pmtrace.max)
+            break;
+        snprintf(title, sizeof title, "%.1000s (%.1000s:%d)", s->func, s->file, s->line);
+        o += sprintf(o, ", \"\" u 3:(strcol(1) ne \"@\" && $2==%u ? (mt%u=$5) : mt%u) w steps t ",
+                     s->id, s->id, s->id);
+        o = mt_put_quoted(o, title);
+        n++;
+    }
+    *o++ = '\n';
+    mt_unpages(order, mt.maxsites * sizeof *order);
+    mt_commit(o);
+}
+
+/* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
+   in one go so that several processes do not interleave mid-line. */
+static int mt_report(void)
+{
+    size_t cap = 4096 + (size_t)(mt.nsites + MT_ROWS) * 300, leaks = 0;
+    char *out = (char *)mt_pages(cap), *o = out, *end = out + cap - 1;
+    unsigned i, *order;
+    if (!out)
+        return 0;
+    if (MTRACE_LEVEL <= 2) {
+        o += snprintf(o, (size_t)(end - o), "*** MTRACE: max resident  set size: %10lu bytes\n"
+                      "*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
+                      (unsigned long)pmtrace.maxrss, (unsigned long)pmtrace.max,
+                      pmtrace.max ? 100.0 * (double)pmtrace.maxoverhead / (double)pmtrace.max : 0.0);
+        order = mt_sorted_sites(mt_by_peak);
+        if (order && mt.nsorted) {
+            o += snprintf(o, (size_t)(end - o), " max bytes                function   file\n");
+            for (i = 0; i < mt.nsorted && i < MT_ROWS; i++) {
+                struct mt_site *s = &mt.sites[order[i]];
+                o += snprintf(o, (size_t)(end - o), "%10lu    %20s   %s:%d\n",
+                              (unsigned long)s->peak, s->func, s->file, s->line);
+            }
+            if (mt.nsorted > MT_ROWS)
+                o += snprintf(o, (size_t)(end - o), "       ...   (%u more sites)\n",
+                              mt.nsorted - MT_ROWS);
+        }
+        mt_unpages(order, mt.maxsites * sizeof *order);
+        if (mt.incomplete)
+            o += snprintf(o, (size_t)(end - o), "*** MTRACE: the tracer ran out of memory: figures are incomplete\n");
+        if (MTRACE_LEVEL == 1 && !mt.trace_broken)
+            o += snprintf(o, (size_t)(end - o), "*** MTRACE: To get a graph use: tail -n 2 %s | gnuplot -persist\n", mt.path);
+    }
+    order = mt_sorted_sites(mt_by_live);
+    for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
+        struct mt_site *s = &mt.sites[order[i]];
+        o += snprintf(o, (size_t)(end - o), "%s:%d: error: %lu bytes leaked here\n",
+                      s->file, s->line, (unsigned long)s->live);
+        leaks++;
+    }
+    mt_unpages(order, mt.maxsites * sizeof *order);
+    if (mt.double_frees)
+        o += snprintf(o, (size_t)(end - o), "*** MTRACE: %lu double free%s ignored\n",
+                      (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
+    else if (!leaks && MTRACE_LEVEL <= 2)
+        o += snprintf(o, (size_t)(end - o), "*** MTRACE: No memory leaks\n");
+    mt_write_all(2, out, (size_t)((o < end ? o : end) - out));
+    mt_unpages(out, cap);
+    return leaks || mt.double_frees;
+}
+
+/* After the program's atexit handlers and destructors (ours has the
+   highest priority number, so it runs last): tail, report, exit status.
+   Leaks turn a 0 status into 1 with _exit, after flushing stdio ourselves:
+   calling exit() again from here would be undefined. */
+static void mt_finish(void)
+{
+    size_t rss;
+    int bad;
+    if (!mt_lock_ready())
+        return;
+    if (mt_getpid() != mt.pid) {
+        mt_unlock();
+        return;
+    }
+    mt.state = MT_DONE;
+    rss = mt_rss();
+    if (rss > pmtrace.maxrss)
+        pmtrace.maxrss = rss;
+    if (pmtrace.fd >= 0) {
+        mt_flush();
+        mt_put_gnuplot();
+        mt_flush();
+        if (pmtrace.fd >= 0)
+            mt_close(pmtrace.fd);
+        pmtrace.fd = -1;
+    }
+    mt_unlock();
+    bad = mt_report();
+    if (bad && mt.exit_status == 0) {
+        fflush(0);
+        mt_exit_now(1);
+    }
+}
+
+/* ---- the traced entry points (what the program's malloc etc. call) ---- */
+
+/* The site its caller announced for the call whose first argument is
+   `key`.  A ring, not one slot: another traced call may run while the
+   arguments of this one are evaluated (calloc(n, strlen(strdup(s))));
+   a key, so that a site announced for a call that never reached us
+   (mem->free(p) with the program's own free) is not taken by the next
+   call through a pointer. */
+static struct mtrace_site *mt_take(uintptr_t key)
+{
+    struct mtrace_pending *q = &mtrace_pending;
+    unsigned i;
+    for (i = 0; i < 4; i++) {
+        unsigned j = (q->top - i) & 3;
+        if (q->site[j] && q->key[j] == key) {
+            struct mtrace_site *s = q->site[j];
+            q->site[j] = 0;
+            q->top = (j - 1) & 3;
+            return s;
+        }
+    }
+    return &mt_unknown_site;
+}
+
+static void *mt_traced(void *p, size_t size, struct mtrace_site *d, int op)
+{
+    if (p && mt_lock_ready()) {
+        mt_add(p, size, mt_site_index(d), op);
+        mt_unlock();
+    }
+    return p;
+}
+
+/* realloc of a live traced block, lock held (released here).  The C
+   library's realloc runs under our lock: it does not call the malloc
+   symbols back, and the address it frees cannot reach another thread's
+   record before our tombstone does.  `d` is 0 for code without mtrace:
+   the block keeps its site. */
+static void *mt_move(struct mt_block *b, void *p, size_t n, struct mtrace_site *d)
+{
+    unsigned site = d ? mt_site_index(d) : b->site;
+    void *q = mt_libc_realloc(p, n);
+    if (q || n == 0) {
+        mt_drop(b, d ? d : &mt_untraced_site, '<');
+        if (q)
+            mt_add(q, n, site, '>');
+    }
+    mt_unlock();
+    return q;
+}
+
+/* realloc and reallocarray from traced code.  `first` is the record of a
+   block that did not exist before: '>' for realloc(NULL, n). */
+static void *mt_resize(void *p, size_t n, struct mtrace_site *d, int first)
+{
+    struct mt_block *b;
+    if (p && mt_lock_ready()) {
+        b = mt_find((uintptr_t)p);
+        if (mt_live(b))
+            return mt_move(b, p, n, d);
+        if (b->addr && mt.interposed)
+            return mt_double_free(b, d, "realloc") ? 0 : 0;
+        mt_unlock();
+    }
+    return mt_traced(mt_libc_realloc(p, n), n, d, first);
+}
+
+MTRACE_API void *mtrace_malloc(size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)n);
+    return mt_traced(mt_libc_malloc(n), n, d, '+');
+}
+
+MTRACE_API void *mtrace_calloc(size_t n, size_t size)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)n);
+    return mt_traced(mt_libc_calloc(n, size), n * size, d, '+');
+}
+
+MTRACE_API void *mtrace_realloc(void *p, size_t n)
+{
+    return mt_resize(p, n, mt_take((uintptr_t)p), '>');
+}
+
+MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)p);
+    if (size && n > (size_t)-1 / size)
+        return mt_libc_reallocarray(p, n, size);    /* NULL, ENOMEM */
+    return mt_resize(p, n * size, d, '+');
+}
+
+MTRACE_API void mtrace_free(void *p)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)p);
+    struct mt_block *b;
+    if (p && mt_lock_ready()) {
+        b = mt_find((uintptr_t)p);
+        if (mt_live(b))
+            mt_drop(b, d, '-');
+        else if (b->addr && mt.interposed) {
+            mt_double_free(b, d, "free");
+            return;
+        }
+        mt_unlock();
+    }
+    mt_libc_free(p);
+}
+
+MTRACE_API char *mtrace_strdup(const char *s)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)s);
+    char *p = mt_libc_strdup(s);
+    return (char *)mt_traced(p, p ? strlen(p) + 1 : 0, d, '+');
+}
+
+MTRACE_API char *mtrace_strndup(const char *s, size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)s);
+    char *p = mt_libc_strndup(s, n);
+    return (char *)mt_traced(p, p ? strlen(p) + 1 : 0, d, '+');
+}
+
+MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)align);
+    return mt_traced(mt_libc_aligned_alloc(align, n), n, d, '+');
+}
+
+MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)pp);
+    int err = mt_libc_posix_memalign(pp, align, n);
+    if (err == 0)
+        mt_traced(*pp, n, d, '+');
+    return err;
+}
+
+MTRACE_API void *mtrace_valloc(size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)n);
+    return mt_traced(mt_libc_valloc(n), n, d, '+');
+}
+
+#ifdef __GLIBC__
+MTRACE_API void *mtrace_memalign(size_t align, size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)align);
+    return mt_traced(mt_libc_memalign(align, n), n, d, '+');
+}
+
+MTRACE_API void *mtrace_pvalloc(size_t n)
+{
+    struct mtrace_site *d = mt_take((uintptr_t)n);
+    return mt_traced(mt_libc_pvalloc(n), n, d, '+');
+}
+#endif
+
+#ifdef MT_INTERPOSE
+/* ---- interposers: the program's own malloc, calloc, realloc and free ----
+
+   Code compiled without mtrace (the C library itself, other libraries)
+   calls these.  They trace nothing new, but keep the table true: a traced
+   block freed or resized there (getline growing a buffer the program
+   allocated) is closed or moved, and an address handed out there erases
+   the tombstone it may have left, so that freeing it later is not taken
+   for a double free.  A static binary gets the C library's own functions
+   instead; see mt_init. */
+
+/* An address the C library just handed to code we do not see. */
+static void *mt_forget(void *p)
+{
+    struct mt_block *b;
+    if (!mt.interposed)
+        mt.interposed = 1;
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
+        b = mt_find((uintptr_t)p);
+        if (mt_live(b))
+            mt_count('-', b->site, b->size);
+        if (b->addr)
+            mt_erase(b);
+        mt_unlock();
+    }
+    return p;
+}
+
+MTRACE_API void *mtrace_sym_malloc(size_t n)
+{
+    return mt_forget(mt_libc_malloc(n));
+}
+
+MTRACE_API void *mtrace_sym_calloc(size_t n, size_t size) MTRACE_SYM_(calloc);
+MTRACE_API void *mtrace_sym_calloc(size_t n, size_t size)
+{
+    return mt_forget(mt_libc_calloc(n, size));
+}
+
+MTRACE_API void *mtrace_sym_realloc(void *p, size_t n) MTRACE_SYM_(realloc);
+MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
+{
+    struct mt_block *b;
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
+        b = mt_find((uintptr_t)p);
+        if (mt_live(b))
+            return mt_move(b, p, n, 0);
+        mt_unlock();
+    }
+    return mt_forget(mt_libc_realloc(p, n));
+}
+
+MTRACE_API void mtrace_sym_free(void *p)
+{
+    struct mt_block *b;
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
+        b = mt_find((uintptr_t)p);
+        if (mt_live(b))
+            mt_drop(b, &mt_untraced_site, '-');
+        mt_unlock();
+    }
+    mt_libc_free(p);
+}
+#endif
