@@ -1,0 +1,1447 @@
+/* mtrace2massif - convert an mtrace (or Basilisk MTRACE) trace into a Massif
+ * output file, as Valgrind's Massif would have written it for the same run,
+ * and optionally into a standalone gnuplot script.
+ *
+ *   mtrace2massif [options] TRACE [-o OUT]
+ *
+ * The trace grammar is doc/trace-format (site records "@ ID FUNC FILE LINE",
+ * operation records "OP ID RECNO TOTAL SITE [MAXRSS]", two trailing gnuplot
+ * lines).  Massif's policy (snapshots, culling, accounting, trees) is
+ * reproduced from the description of Valgrind 3.19's massif/ms_main.c and
+ * coregrind/m_xtree.c; see doc/mtrace2massif.md for every decision.
+ *
+ * Structure: the trace is read twice (a pipe is spooled to a temporary file
+ * first).  Both passes run the same replay engine; the first one only
+ * validates and finds where the true peak is, the second one takes the
+ * snapshots.  Memory is bounded by sites x snapshots, never by trace length.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define M2M_VERSION "1.0"
+
+/* Valgrind's allocator (amd64): usable size is the request rounded up to 16
+ * bytes, except for blocks that get a superblock of their own (beyond 4 MiB
+ * minus the 64-byte superblock header), which are rounded up to whole pages. */
+#define BIG_BLOCK    4194240u
+#define SB_OVERHEAD  64u
+#define PAGE         4096u
+
+/* Sizes above this are rejected so that heap + extra + time sums of a sane
+ * trace never come near 2^63 (Massif prints time as a signed 64-bit value). */
+#define MAX_BYTES    (UINT64_C(1) << 56)
+
+/* Cap on in-place-shrunk blocks remembered (see struct abn). */
+#define ABN_MAX      (1u << 20)
+
+/* Curves in the gnuplot script besides total, heap and RSS. */
+#define GP_MAX_SITES 12
+#define GP_POINTS    2048
+
+enum { NORMAL = 1, PEAK = 2 };
+
+struct opts {
+    int time_bytes;             /* --time-unit=B (1) or i (0) */
+    unsigned max_snapshots;     /* 10..1000 */
+    unsigned detailed_freq;     /* 1..1000000 */
+    double threshold;           /* 0..100, percent */
+    unsigned heap_admin;        /* 0..1024 */
+    double peak_inaccuracy;     /* 0..100, percent */
+    const char *gnuplot;        /* --gnuplot=FILE or NULL */
+    char desc[512];             /* the Massif-like options, for desc: */
+    int quiet;                  /* no warnings (fuzzing) */
+};
+
+struct site {
+    uint64_t live;              /* live requested bytes */
+    uint64_t blocks;            /* live blocks */
+    uint64_t peak;              /* highest live (pass 1) */
+    int seen;                   /* allocated from at least once */
+    int gp;                     /* column in the gnuplot data, or -1 */
+    char *label;                /* "func (file:line)", escaped */
+};
+
+/* A detailed snapshot's first level: the significant sites (decided when
+ * the snapshot is taken, as Massif decides against that snapshot's total)
+ * and the aggregate of the insignificant ones. */
+struct tree {
+    uint64_t n_insig, insig_sum;
+    size_t n;
+    struct { uint64_t id, bytes; } e[];
+};
+
+struct snap {
+    int kind;                   /* 0 = unused slot */
+    int64_t time;
+    uint64_t heap, extra;
+    struct tree *tree;          /* NULL unless detailed */
+};
+
+/* In-place shrunk blocks: Massif keeps the old usable size of a block that
+ * realloc shrank in place, so its slop is larger than the size alone says.
+ * The trace has no block identities, so such blocks are remembered by
+ * (site, size) and matched last-in first-out when a block of that site and
+ * size is released.  Chained hash, entries linked through 'next'. */
+struct abn_entry { uint64_t site, size, excess; uint32_t next; };
+struct abn {
+    struct abn_entry *e;
+    uint32_t *head;             /* bucket -> entry+1, 0 = empty */
+    uint32_t nbuckets, n, cap, free_list; /* free_list: entry+1 */
+    uint64_t dropped;
+};
+
+struct gp_point { uint64_t x, heap, total, rss; uint64_t site[GP_MAX_SITES]; };
+
+struct conv {
+    struct opts o;
+    jmp_buf jb;
+    const char *name;           /* for messages */
+    uint64_t lineno;
+    int pass;                   /* 1 or 2 */
+
+    /* parsing */
+    uint64_t nrec;              /* operation records so far */
+    uint64_t prev_total;
+    uint64_t rss, rss0;
+    int have_rss, rss_missing;
+    uint64_t tail_first_line;   /* first non-record line not yet followed */
+    int tail_n;                 /* by a record; 0 if none */
+    int pend;                   /* a '<' waiting for a possible '>' */
+    uint64_t pend_site, pend_size, pend_rec;
+
+    /* sites, index = ID - 1 */
+    struct site *sites;
+    size_t nsites, cap_sites;
+    size_t ndef;                /* '@' records seen in this pass */
+
+    /* heap state, as Massif counts it */
+    uint64_t heap, extra, nblocks;
+    uint64_t time_b, time_i;
+    uint64_t ev;                /* events (alloc, free, realloc) so far */
+    struct abn abn;
+
+    /* pass 1 results */
+    uint64_t max_total, max_heap, best_check, best_check_ev;
+    uint64_t events1, nrec1;
+    /* pass 2 peak placement */
+    uint64_t peak_ev;           /* event whose peak check is forced */
+    int peak_at_end;
+
+    /* snapshots (pass 2) */
+    struct snap *snaps;
+    unsigned next_i;
+    int64_t min_interval, earliest;
+    unsigned since_detailed;
+    uint64_t peak_total;
+    uint64_t *tmp_ids;          /* scratch for trees */
+
+    /* gnuplot samples (pass 2) */
+    int gp_n;                   /* sites plotted */
+    uint64_t gp_ids[GP_MAX_SITES];
+    struct gp_point *gp;
+    size_t gp_len;
+    uint64_t gp_next, gp_step;
+    struct gp_point gp_peak;
+    int gp_have_peak;
+
+    /* end of input */
+    int truncated_line;         /* last line had no newline */
+    uint64_t peak_x;            /* time of the true peak (pass 2) */
+};
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+static void fail(struct conv *c, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Bad input: "mtrace2massif: FILE:LINE: what is wrong", then unwind to
+ * convert(), which frees everything and returns 1. */
+static void fail(struct conv *c, const char *fmt, ...)
+{
+    if (!c->o.quiet) {
+        va_list ap;
+        fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": ", c->name, c->lineno);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    longjmp(c->jb, 1);
+}
+
+static void *xrealloc(struct conv *c, void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        fail(c, "out of memory");
+    return q;
+}
+
+static uint64_t add_chk(struct conv *c, uint64_t a, uint64_t b)
+{
+    if (b > (UINT64_C(1) << 62) - a || a > (UINT64_C(1) << 62))
+        fail(c, "byte counts overflow (sizes far beyond any real heap)");
+    return a + b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Valgrind's block sizes                                               */
+
+/* Usable size Valgrind's allocator gives a fresh block of 'req' bytes. */
+static uint64_t usable(uint64_t req)
+{
+    if (req <= BIG_BLOCK)
+        return (req + 15) & ~(uint64_t)15;
+    return ((req + SB_OVERHEAD + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - SB_OVERHEAD;
+}
+
+static uint32_t abn_hash(const struct abn *a, uint64_t site, uint64_t size)
+{
+    uint64_t h = (site * UINT64_C(0x9E3779B97F4A7C15)) ^ (size * UINT64_C(0xC2B2AE3D27D4EB4F));
+    return (uint32_t)(h >> 32) & (a->nbuckets - 1);
+}
+
+static void abn_rehash(struct conv *c, uint32_t nb)
+{
+    struct abn *a = &c->abn;
+    uint32_t *head = calloc(nb, sizeof *head);
+    if (!head)
+        fail(c, "out of memory");
+    free(a->head);
+    a->head = head;
+    a->nbuckets = nb;
+    /* relink the live entries; the free list stays as it is */
+    for (uint32_t i = 0; i < a->cap; i++) {
+        if (a->e[i].site == 0)
+            continue;
+        uint32_t b = abn_hash(a, a->e[i].site, a->e[i].size);
+        a->e[i].next = head[b];
+        head[b] = i + 1;
+    }
+}
+
+/* Remember that a live block of 'site' and 'size' has 'excess' usable bytes
+ * beyond usable(size). */
+static void abn_put(struct conv *c, uint64_t site, uint64_t size, uint64_t excess)
+{
+    struct abn *a = &c->abn;
+    uint32_t i;
+    if (a->n >= ABN_MAX) {
+        a->dropped++;
+        return;
+    }
+    if (a->free_list) {
+        i = a->free_list - 1;
+        a->free_list = a->e[i].next;
+    } else {
+        if (a->cap == 0 || a->n == a->cap) {
+            uint32_t ncap = a->cap ? a->cap * 2 : 1024;
+            a->e = xrealloc(c, a->e, (size_t)ncap * sizeof *a->e);
+            memset(a->e + a->cap, 0, (size_t)(ncap - a->cap) * sizeof *a->e);
+            a->cap = ncap;
+        }
+        i = a->n; /* no free entries: the first n are all in use */
+    }
+    if (a->nbuckets == 0 || a->n + 1 > a->nbuckets)
+        abn_rehash(c, a->nbuckets ? a->nbuckets * 2 : 1024);
+    uint32_t b = abn_hash(a, site, size);
+    a->e[i].site = site;
+    a->e[i].size = size;
+    a->e[i].excess = excess;
+    a->e[i].next = a->head[b];
+    a->head[b] = i + 1;
+    a->n++;
+}
+
+/* Excess usable bytes of the block of 'site'/'size' being released: the
+ * most recently shrunk such block, or 0 if none is remembered. */
+static uint64_t abn_take(struct conv *c, uint64_t site, uint64_t size)
+{
+    struct abn *a = &c->abn;
+    if (a->n == 0)
+        return 0;
+    uint32_t *link = &a->head[abn_hash(a, site, size)];
+    while (*link) {
+        struct abn_entry *e = &a->e[*link - 1];
+        if (e->site == site && e->size == size) {
+            uint32_t i = *link - 1;
+            uint64_t x = e->excess;
+            *link = e->next;
+            e->site = 0;
+            e->next = a->free_list;
+            a->free_list = i + 1;
+            a->n--;
+            return x;
+        }
+        link = &e->next;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Snapshots: Massif's maybe_take_snapshot / cull_snapshots             */
+
+static int64_t now(const struct conv *c)
+{
+    return (int64_t)(c->o.time_bytes ? c->time_b : c->time_i);
+}
+
+/* The first level of the tree as Massif would write it for the current
+ * heap: a site is significant when its bytes reach sig, Massif's threshold
+ * computed from this snapshot's total (heap + extra). */
+static struct tree *make_tree(struct conv *c)
+{
+    uint64_t total = c->heap + c->extra, sig;
+    if (c->heap == 0 && c->o.threshold != 0)
+        sig = 1;
+    else
+        sig = (uint64_t)(((double)total * c->o.threshold) / 100);
+    size_t n = 0;
+    uint64_t n_insig = 0, insig_sum = 0;
+    for (size_t i = 0; i < c->nsites; i++) {
+        const struct site *s = &c->sites[i];
+        if (!s->seen)
+            continue;
+        if (s->live < sig) {
+            n_insig++;
+            insig_sum += s->live;
+        } else {
+            c->tmp_ids[n++] = i + 1;
+        }
+    }
+    struct tree *t = malloc(sizeof *t + n * sizeof t->e[0]);
+    if (!t)
+        fail(c, "out of memory");
+    t->n_insig = n_insig;
+    t->insig_sum = insig_sum;
+    t->n = n;
+    for (size_t k = 0; k < n; k++) {
+        t->e[k].id = c->tmp_ids[k];
+        t->e[k].bytes = c->sites[c->tmp_ids[k] - 1].live;
+    }
+    return t;
+}
+
+static int uncullable(const struct conv *c, unsigned i)
+{
+    return i == 0 || i == c->next_i - 1 || c->snaps[i].kind == PEAK;
+}
+
+/* Massif's culling: delete, one at a time, the snapshot whose neighbours
+ * are closest in time (never the first, the last or the peak; the earliest
+ * on ties), max/2 times; compact; return the smallest remaining gap not
+ * between two uncullable snapshots as the new minimum interval. */
+static int64_t cull(struct conv *c)
+{
+    unsigned max = c->o.max_snapshots;
+    struct snap *s = c->snaps;
+    for (unsigned round = 0; round < max / 2; round++) {
+        unsigned jp = 0, j = 1, jn, best = 0;
+        int64_t best_span = INT64_MAX;
+        while (j < max && !s[j].kind)
+            j++;
+        jn = j + 1;
+        while (jn < max && !s[jn].kind)
+            jn++;
+        while (jn < max) {
+            int64_t span = s[jn].time - s[jp].time;
+            if (s[j].kind != PEAK && span < best_span) {
+                best_span = span;
+                best = j;
+            }
+            jp = j;
+            j = jn;
+            for (jn++; jn < max && !s[jn].kind; jn++)
+                ;
+        }
+        if (best == 0)  /* cannot happen with max >= 10 and one peak */
+            break;
+        free(s[best].tree);
+        memset(&s[best], 0, sizeof s[best]);
+    }
+    unsigned k = 0;
+    for (unsigned i = 0; i < max; i++)
+        if (s[i].kind) {
+            if (k != i) {
+                s[k] = s[i];
+                memset(&s[i], 0, sizeof s[i]);
+            }
+            k++;
+        }
+    c->next_i = k;
+    int64_t min_span = INT64_MAX;
+    for (unsigned i = 1; i < k; i++) {
+        if (uncullable(c, i) && uncullable(c, i - 1))
+            continue;
+        if (s[i].time - s[i - 1].time < min_span)
+            min_span = s[i].time - s[i - 1].time;
+    }
+    if (min_span == INT64_MAX)
+        min_span = 0;
+    /* Massif's cull_snapshots() returns the span as a 32-bit unsigned int;
+     * reproduce the truncation so that even huge runs match. */
+    return (int64_t)(uint32_t)min_span;
+}
+
+static void take_snapshot(struct conv *c, int kind, int64_t t, int detailed)
+{
+    struct snap *s = &c->snaps[c->next_i];
+    s->kind = kind;
+    s->time = t;
+    s->heap = c->heap;
+    s->extra = c->extra;
+    s->tree = detailed ? make_tree(c) : NULL;
+    c->since_detailed = detailed ? 0 : c->since_detailed + 1;
+    if (kind == PEAK) {
+        c->peak_total = c->heap + c->extra;
+        /* the previous peak becomes a normal (still detailed) snapshot */
+        for (unsigned i = 0; i < c->next_i; i++)
+            if (c->snaps[i].kind == PEAK)
+                c->snaps[i].kind = NORMAL;
+    }
+    c->next_i++;
+    if (c->next_i == c->o.max_snapshots)
+        c->min_interval = cull(c);
+    c->earliest = t + c->min_interval;
+}
+
+static void gp_sample(struct conv *c, struct gp_point *p, uint64_t x)
+{
+    p->x = x;
+    p->heap = c->heap;
+    p->total = c->heap + c->extra;
+    p->rss = c->have_rss && c->rss > c->rss0 ? c->rss - c->rss0 : 0;
+    for (int k = 0; k < c->gp_n; k++)
+        p->site[k] = c->sites[c->gp_ids[k] - 1].live;
+}
+
+/* A Normal snapshot attempt, after every event (and at start-up). */
+static void attempt(struct conv *c)
+{
+    int64_t t = now(c);
+    if (c->pass != 2)
+        return;
+    if (t >= c->earliest)
+        take_snapshot(c, NORMAL, t, c->since_detailed == c->o.detailed_freq - 1);
+    if (c->gp && (uint64_t)t >= c->gp_next) {
+        if (c->gp_len == GP_POINTS) {
+            /* halve the resolution: keep every other point */
+            size_t k = 0;
+            for (size_t i = 0; i < c->gp_len; i += 2)
+                c->gp[k++] = c->gp[i];
+            c->gp_len = k;
+            c->gp_step = c->gp_step ? c->gp_step * 2 : 1 + ((uint64_t)t - c->gp[0].x) / (GP_POINTS / 2);
+        }
+        gp_sample(c, &c->gp[c->gp_len++], (uint64_t)t);
+        c->gp_next = (uint64_t)t + c->gp_step;
+    }
+}
+
+/* A Peak attempt: at every deallocation, before the memory goes.  Massif's
+ * rule (beat the last peak by more than --peak-inaccuracy) decides the
+ * intermediate peaks; the true maximum found by pass 1 is always taken. */
+static void peak_check(struct conv *c, uint64_t first_rec)
+{
+    uint64_t total = c->heap + c->extra;
+    if (c->pass == 1) {
+        if (total > c->best_check) {
+            c->best_check = total;
+            c->best_check_ev = c->ev;
+        }
+        return;
+    }
+    int forced = c->ev == c->peak_ev;
+    uint64_t excess = (uint64_t)(((double)c->peak_total * c->o.peak_inaccuracy) / 100);
+    if (forced || (total > c->peak_total && total - c->peak_total > excess)) {
+        int64_t t = c->o.time_bytes ? (int64_t)c->time_b : (int64_t)first_rec;
+        take_snapshot(c, PEAK, t, 1);
+        if (forced && c->gp) {
+            gp_sample(c, &c->gp_peak, (uint64_t)t);
+            c->gp_have_peak = 1;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Events, with Massif's accounting                                     */
+
+static void add_time(struct conv *c, uint64_t before, uint64_t after)
+{
+    c->time_b = add_chk(c, c->time_b, before > after ? before - after : after - before);
+    if (c->time_b > (UINT64_C(1) << 62))
+        fail(c, "time overflows");
+}
+
+static void after_event(struct conv *c, uint64_t first_rec, uint64_t nrecs)
+{
+    c->time_i = first_rec + nrecs;
+    c->ev++;
+    uint64_t total = c->heap + c->extra;
+    if (total > c->max_total)
+        c->max_total = total;
+    if (c->heap > c->max_heap)
+        c->max_heap = c->heap;
+    attempt(c);
+}
+
+static void ev_alloc(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
+{
+    struct site *s = &c->sites[id - 1];
+    uint64_t before = c->heap + c->extra;
+    c->heap = add_chk(c, c->heap, size);
+    c->extra = add_chk(c, c->extra, c->o.heap_admin + (usable(size) - size));
+    c->nblocks++;
+    s->live += size;
+    s->blocks++;
+    s->seen = 1;
+    if (s->live > s->peak)
+        s->peak = s->live;
+    add_time(c, before, c->heap + c->extra);
+    after_event(c, rec, 1);
+}
+
+/* Slop of a released block: its fresh slop plus what an earlier in-place
+ * shrink left behind. */
+static uint64_t release_slop(struct conv *c, uint64_t id, uint64_t size)
+{
+    return usable(size) - size + abn_take(c, id, size);
+}
+
+static void ev_free(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
+{
+    struct site *s = &c->sites[id - 1];
+    peak_check(c, rec);
+    uint64_t before = c->heap + c->extra;
+    uint64_t slop = release_slop(c, id, size);
+    if (c->extra < c->o.heap_admin + slop || c->heap < size)
+        fail(c, "frees a block of %" PRIu64 " bytes that site %" PRIu64
+             " never allocated", size, id);
+    c->heap -= size;
+    c->extra -= c->o.heap_admin + slop;
+    c->nblocks--;
+    s->live -= size;
+    s->blocks--;
+    add_time(c, before, c->heap + c->extra);
+    after_event(c, rec, 1);
+}
+
+/* realloc(p, n) that returned a block: Massif keeps the block in place when
+ * the new size fits in the old usable size (the shrink moves bytes from
+ * useful to extra heap), else it moves it.  One peak check first if it
+ * shrinks, one snapshot attempt after. */
+static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_size,
+                       uint64_t new_id, uint64_t new_size, uint64_t rec)
+{
+    struct site *os = &c->sites[old_id - 1], *ns = &c->sites[new_id - 1];
+    if (new_size < old_size)
+        peak_check(c, rec);
+    uint64_t before = c->heap + c->extra;
+    uint64_t old_slop = release_slop(c, old_id, old_size), new_slop;
+    if (c->extra < old_slop || c->heap < old_size)
+        fail(c, "reallocates a block of %" PRIu64 " bytes that site %" PRIu64
+             " never allocated", old_size, old_id);
+    if (new_size <= old_size + old_slop) {
+        new_slop = old_slop + old_size - new_size;
+        if (new_slop > usable(new_size) - new_size)
+            abn_put(c, new_id, new_size, new_slop - (usable(new_size) - new_size));
+    } else {
+        new_slop = usable(new_size) - new_size;
+    }
+    c->heap = add_chk(c, c->heap - old_size, new_size);
+    c->extra = add_chk(c, c->extra - old_slop, new_slop);
+    os->live -= old_size;
+    os->blocks--;
+    ns->live += new_size;
+    ns->blocks++;
+    ns->seen = 1;
+    if (ns->live > ns->peak)
+        ns->peak = ns->live;
+    add_time(c, before, c->heap + c->extra);
+    after_event(c, rec, 2);
+}
+
+static void flush_pending(struct conv *c)
+{
+    if (c->pend) {
+        c->pend = 0;
+        ev_free(c, c->pend_site, c->pend_size, c->pend_rec);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing                                                              */
+
+/* Decimal u64 at *pp; the caller guarantees a '\n' before the buffer end,
+ * so the scan always stops inside the buffer. */
+static int parse_u64(const char **pp, uint64_t *v)
+{
+    const char *p = *pp;
+    uint64_t x = 0;
+    if ((unsigned)(*p - '0') > 9)
+        return 0;
+    do {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return 0;
+        x = x * 10 + d;
+        p++;
+    } while ((unsigned)(*p - '0') <= 9);
+    *pp = p;
+    *v = x;
+    return 1;
+}
+
+static void need_field(struct conv *c, const char **pp, uint64_t *v, const char *what, int last)
+{
+    if (!parse_u64(pp, v))
+        fail(c, "%s: expected a decimal number", what);
+    if (**pp != (last ? '\n' : ' ')) {
+        if (last && **pp == ' ')
+            return; /* optional MAXRSS follows; the caller checks */
+        fail(c, "%s: expected %s after the number", what, last ? "end of line" : "one space");
+    }
+}
+
+static int hexval(int ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* Append a trace token to 'out', decoding %XX, then re-escaping as %XX what
+ * must not appear in a Massif label: control characters (a line break would
+ * break the file), '#' (ms_print cuts lines at '#') and '%' itself. */
+static size_t put_token(char *out, const char *p, const char *end)
+{
+    size_t n = 0;
+    while (p < end) {
+        int ch = (unsigned char)*p++;
+        if (ch == '%' && end - p >= 2 && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
+            ch = hexval(p[0]) * 16 + hexval(p[1]);
+            p += 2;
+        }
+        if (ch < 0x20 || ch == 0x7f || ch == '#' || ch == '%') {
+            n += (size_t)sprintf(out + n, "%%%02X", ch);
+        } else {
+            out[n++] = (char)ch;
+        }
+    }
+    out[n] = 0;
+    return n;
+}
+
+/* "@ ID FUNC FILE LINE" */
+static void site_record(struct conv *c, const char *p)
+{
+    uint64_t id;
+    const char *tok[3], *tend[3];
+    p += 2;
+    if (!parse_u64(&p, &id) || *p != ' ')
+        fail(c, "site record: expected '@ ID FUNC FILE LINE'");
+    if (id != c->ndef + 1)
+        fail(c, "site %" PRIu64 " defined out of order (expected %zu)", id, c->ndef + 1);
+    for (int k = 0; k < 3; k++) {
+        tok[k] = ++p;
+        while (*p != ' ' && *p != '\n')
+            p++;
+        tend[k] = p;
+        if (tend[k] == tok[k] || (k < 2 && *p != ' '))
+            fail(c, "site record: expected '@ ID FUNC FILE LINE'");
+    }
+    if (*p != '\n')
+        fail(c, "site record: expected end of line after LINE");
+    for (const char *q = tok[2]; q < tend[2]; q++)
+        if (*q < '0' || *q > '9')
+            fail(c, "site record: LINE is not a decimal number");
+    if (c->pass == 2) {
+        /* the labels were made in pass 1 */
+        if (id > c->nsites)
+            fail(c, "trace changed while being read");
+        c->ndef++;
+        return;
+    }
+    /* Massif shows the file name without its directory */
+    const char *base = tend[1];
+    while (base > tok[1] && base[-1] != '/')
+        base--;
+    if (base == tend[1])
+        base = tok[1];
+    size_t len = (size_t)(tend[0] - tok[0]) * 3 + (size_t)(tend[1] - base) * 3
+               + (size_t)(tend[2] - tok[2]) + 8;
+    char *lab = malloc(len);
+    if (!lab)
+        fail(c, "out of memory");
+    size_t n = put_token(lab, tok[0], tend[0]);
+    lab[n++] = ' ';
+    lab[n++] = '(';
+    n += put_token(lab + n, base, tend[1]);
+    lab[n++] = ':';
+    memcpy(lab + n, tok[2], (size_t)(tend[2] - tok[2]));
+    n += (size_t)(tend[2] - tok[2]);
+    lab[n++] = ')';
+    lab[n] = 0;
+    if (c->nsites == c->cap_sites) {
+        size_t ncap = c->cap_sites ? c->cap_sites * 2 : 64;
+        c->sites = xrealloc(c, c->sites, ncap * sizeof *c->sites);
+        c->cap_sites = ncap;
+    }
+    memset(&c->sites[c->nsites], 0, sizeof c->sites[0]);
+    c->sites[c->nsites].label = lab;
+    c->sites[c->nsites].gp = -1;
+    c->nsites++;
+    c->ndef++;
+}
+
+/* "OP ID RECNO TOTAL SITE [MAXRSS]" */
+static void op_record(struct conv *c, const char *p)
+{
+    int op = *p;
+    uint64_t id, recno, total, site, rss;
+    p += 2;
+    need_field(c, &p, &id, "ID", 0);
+    p++;
+    need_field(c, &p, &recno, "RECNO", 0);
+    p++;
+    need_field(c, &p, &total, "TOTAL", 0);
+    p++;
+    need_field(c, &p, &site, "SITE", 1);
+    if (*p == ' ') {
+        p++;
+        need_field(c, &p, &rss, "MAXRSS", 1);
+        if (*p != '\n')
+            fail(c, "expected end of line after MAXRSS");
+        if (!c->have_rss)
+            c->rss0 = rss;
+        c->have_rss = 1;
+        if (rss > c->rss)
+            c->rss = rss;
+    } else {
+        c->rss_missing = 1;     /* Basilisk built without getrusage */
+    }
+    if (id == 0 || id > c->ndef)
+        fail(c, "site %" PRIu64 " used before its '@' record", id);
+    if (recno != c->nrec)
+        fail(c, "record number %" PRIu64 ", expected %" PRIu64, recno, c->nrec);
+    if (total > MAX_BYTES)
+        fail(c, "TOTAL %" PRIu64 " is beyond any real heap", total);
+    struct site *s = &c->sites[id - 1];
+    uint64_t size, expect;
+    if (op == '+' || op == '>') {
+        if (total < c->prev_total)
+            fail(c, "'%c' record: TOTAL went down (%" PRIu64 " -> %" PRIu64 ")",
+                 op, c->prev_total, total);
+        size = total - c->prev_total;
+        /* the site's live bytes after this record; a pending '<' of the same
+         * site has not been applied yet */
+        uint64_t base = s->live - (c->pend && c->pend_site == id ? c->pend_size : 0);
+        expect = base + size;
+    } else {
+        if (total > c->prev_total)
+            fail(c, "'%c' record: TOTAL went up (%" PRIu64 " -> %" PRIu64 ")",
+                 op, c->prev_total, total);
+        size = c->prev_total - total;
+        uint64_t live = s->live - (c->pend && c->pend_site == id ? c->pend_size : 0);
+        if (s->blocks - (c->pend && c->pend_site == id) == 0)
+            fail(c, "'%c' record: site %" PRIu64 " has no live block", op, id);
+        if (live < size)
+            fail(c, "'%c' record: frees %" PRIu64 " bytes but site %" PRIu64
+                 " holds only %" PRIu64, op, size, id, live);
+        expect = live - size;
+    }
+    if (site != expect)
+        fail(c, "SITE is %" PRIu64 " but the replay gives %" PRIu64 " for site %" PRIu64,
+             site, expect, id);
+    uint64_t rec = c->nrec++;
+    c->prev_total = total;
+    switch (op) {
+    case '+':
+        flush_pending(c);
+        ev_alloc(c, id, size, rec);
+        break;
+    case '-':
+        flush_pending(c);
+        ev_free(c, id, size, rec);
+        break;
+    case '<':
+        flush_pending(c);
+        c->pend = 1;
+        c->pend_site = id;
+        c->pend_size = size;
+        c->pend_rec = rec;
+        break;
+    case '>':
+        if (c->pend) {
+            c->pend = 0;
+            ev_realloc(c, c->pend_site, c->pend_size, id, size, c->pend_rec);
+        } else {
+            ev_alloc(c, id, size, rec);     /* realloc(NULL, n) */
+        }
+        break;
+    }
+}
+
+static void fail_tail(struct conv *c)
+{
+    c->lineno = c->tail_first_line;
+    fail(c, "not a trace record (only the last two lines may be other text)");
+}
+
+/* Process the complete lines in [p, end); end[-1] is '\n'. */
+static void parse_lines(struct conv *c, const char *p, const char *end)
+{
+    while (p < end) {
+        c->lineno++;
+        int ch = p[0];
+        if (ch != '\n' && p[1] == ' ' &&
+            (ch == '+' || ch == '-' || ch == '<' || ch == '>' || ch == '@')) {
+            if (c->tail_n)
+                fail_tail(c);
+            if (ch == '@')
+                site_record(c, p);
+            else
+                op_record(c, p);
+        } else {
+            /* not a record: must be one of the two tail lines */
+            if (c->tail_n == 0) {
+                c->tail_first_line = c->lineno;
+                flush_pending(c);
+            }
+            if (++c->tail_n > 2)
+                fail_tail(c);
+        }
+        p = memchr(p, '\n', (size_t)(end - p));
+        p++;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Input: a file read twice; a pipe is spooled to a temporary file      */
+
+struct input {
+    int fd;                     /* -1 for memory input */
+    int rfd;                    /* what the passes read: fd, then the copy */
+    const char *mem;
+    size_t memlen;
+    FILE *spool;                /* copy of a non-seekable input */
+    int spooling;               /* pass 1 is writing the copy */
+    char *buf;
+    size_t cap;
+};
+
+static void run_pass(struct conv *c, struct input *in)
+{
+    c->lineno = 0;
+    if (in->fd < 0) {
+        const char *end = in->mem + in->memlen, *last = end;
+        while (last > in->mem && last[-1] != '\n')
+            last--;
+        parse_lines(c, in->mem, last);
+        c->truncated_line = last != end;
+        if (last != end && (end - last < 2 || last[1] != ' ' || !strchr("+-<>@", last[0])))
+            c->truncated_line = 0, c->tail_n++;    /* a tail line without newline */
+        return;
+    }
+    size_t have = 0;
+    for (;;) {
+        if (have == in->cap) {
+            in->cap = in->cap ? in->cap * 2 : (size_t)1 << 20;
+            in->buf = xrealloc(c, in->buf, in->cap);
+        }
+        ssize_t r = read(in->rfd, in->buf + have, in->cap - have);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            fail(c, "read error: %s", strerror(errno));
+        }
+        if (r == 0)
+            break;
+        if (in->spooling && fwrite(in->buf + have, 1, (size_t)r, in->spool) != (size_t)r)
+            fail(c, "cannot write the temporary copy of the input: %s", strerror(errno));
+        have += (size_t)r;
+        char *last = memrchr(in->buf, '\n', have);
+        if (!last)
+            continue;
+        last++;
+        parse_lines(c, in->buf, last);
+        have -= (size_t)(last - in->buf);
+        memmove(in->buf, last, have);
+    }
+    c->truncated_line = have > 0;
+    if (have > 0 && (have < 2 || in->buf[1] != ' ' || !strchr("+-<>@", in->buf[0])))
+        c->truncated_line = 0, c->tail_n++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                               */
+
+static int grp_cmp(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;   /* {bytes, id} pairs */
+    if (x[0] != y[0])
+        return x[0] > y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7f || ch == '#')
+            fprintf(f, "%%%02X", ch);
+        else
+            fputc(ch, f);
+    }
+}
+
+static void write_massif(struct conv *c, FILE *f, const char *cmd)
+{
+    fprintf(f, "desc: %s\ncmd: ", c->o.desc[0] ? c->o.desc : "(none)");
+    put_escaped(f, cmd);
+    fprintf(f, "\ntime_unit: %s\n", c->o.time_bytes ? "B" : "i");
+    uint64_t (*g)[2] = NULL;
+    for (unsigned i = 0; i < c->next_i; i++) {
+        const struct snap *s = &c->snaps[i];
+        fprintf(f, "#-----------\nsnapshot=%u\n#-----------\ntime=%" PRId64
+                "\nmem_heap_B=%" PRIu64 "\nmem_heap_extra_B=%" PRIu64
+                "\nmem_stacks_B=0\nheap_tree=%s\n", i, s->time, s->heap, s->extra,
+                !s->tree ? "empty" : s->kind == PEAK ? "peak" : "detailed");
+        if (!s->tree)
+            continue;
+        const struct tree *t = s->tree;
+        size_t ng = t->n + (t->n_insig > 0);
+        g = realloc(g, (ng ? ng : 1) * sizeof *g);
+        if (!g)
+            fail(c, "out of memory");
+        for (size_t k = 0; k < t->n; k++) {
+            g[k][0] = t->e[k].bytes;
+            g[k][1] = t->e[k].id;
+        }
+        if (t->n_insig) {      /* the aggregate sorts as address 0 */
+            g[t->n][0] = t->insig_sum;
+            g[t->n][1] = 0;
+        }
+        qsort(g, ng, sizeof *g, grp_cmp);
+        fprintf(f, "n%zu: %" PRIu64 " (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n",
+                ng, s->heap);
+        for (size_t k = 0; k < ng; k++) {
+            if (g[k][1] == 0)
+                fprintf(f, " n0: %" PRIu64 " in %" PRIu64 " place%s below massif's threshold (%.2f%%)\n",
+                        t->insig_sum, t->n_insig, t->n_insig == 1 ? "," : "s, all", c->o.threshold);
+            else
+                fprintf(f, " n0: %" PRIu64 " 0x%" PRIX64 ": %s\n", g[k][0], g[k][1],
+                        c->sites[g[k][1] - 1].label);
+        }
+    }
+    free(g);
+}
+
+/* Bytes in the unit that keeps the largest value between 1 and 1024. */
+static const char *unit_for(uint64_t max, double *div)
+{
+    static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int k = 0;
+    *div = 1;
+    while (k < 5 && (double)max >= *div * 1024) {
+        *div *= 1024;
+        k++;
+    }
+    return u[k];
+}
+
+/* A gnuplot double-quoted string: escape backslash and double quote. */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void gp_row(FILE *f, const struct conv *c, const struct gp_point *p, double xd, double yd)
+{
+    fprintf(f, "%.6g %.6g %.6g %.6g", (double)p->x / xd, (double)p->total / yd,
+            (double)p->heap / yd, (double)p->rss / yd);
+    for (int k = 0; k < c->gp_n; k++)
+        fprintf(f, " %.6g", (double)p->site[k] / yd);
+    fputc('\n', f);
+}
+
+static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char *massif_out)
+{
+    uint64_t ymax = 1, xmax = 1;
+    for (size_t i = 0; i < c->gp_len; i++) {
+        if (c->gp[i].total > ymax) ymax = c->gp[i].total;
+        if (c->gp[i].rss > ymax) ymax = c->gp[i].rss;
+        if (c->gp[i].x > xmax) xmax = c->gp[i].x;
+    }
+    if (c->gp_have_peak && c->gp_peak.total > ymax)
+        ymax = c->gp_peak.total;
+    double yd, xd = 1;
+    const char *yu = unit_for(ymax, &yd), *xu;
+    char xlabel[64];
+    if (c->o.time_bytes) {
+        xu = unit_for(xmax, &xd);
+        snprintf(xlabel, sizeof xlabel, "time (%s allocated + freed)", xu);
+    } else {
+        xu = xmax >= 10000000 ? "millions of" : xmax >= 10000 ? "thousands of" : "";
+        xd = xmax >= 10000000 ? 1e6 : xmax >= 10000 ? 1e3 : 1;
+        snprintf(xlabel, sizeof xlabel, "time (%s%strace records)", xu, *xu ? " " : "");
+    }
+    fputs("# gnuplot script written by mtrace2massif " M2M_VERSION " from the trace ", f);
+    put_escaped(f, trace);
+    fputs("\n# (the Massif file: ", f);
+    put_escaped(f, massif_out);
+    fputs(").  Standalone: the data is inline.\n"
+          "#   gnuplot -persist THIS_FILE\n"
+          "#   gnuplot -e \"set terminal pngcairo size 1200,700; set output 'mem.png'\" THIS_FILE\n"
+          "$mtrace << EOD\n", f);
+    /* samples in time order, with the exact peak merged in */
+    int peak_done = !c->gp_have_peak;
+    for (size_t i = 0; i < c->gp_len; i++) {
+        if (!peak_done && c->gp_peak.x <= c->gp[i].x) {
+            gp_row(f, c, &c->gp_peak, xd, yd);
+            peak_done = 1;
+        }
+        gp_row(f, c, &c->gp[i], xd, yd);
+    }
+    if (!peak_done)
+        gp_row(f, c, &c->gp_peak, xd, yd);
+    fputs("EOD\n", f);
+    char title[64];
+    snprintf(title, sizeof title, "peak %.4g %s (heap + extra)",
+             (double)c->max_total / yd, yu);
+    fputs("set title ", f);
+    {
+        char buf[4096];
+        char esc[2048];
+        size_t n = 0;
+        for (const char *s = trace; *s && n < sizeof esc - 4; s++) {
+            unsigned char ch = (unsigned char)*s;
+            if (ch < 0x20 || ch == 0x7f)
+                n += (size_t)snprintf(esc + n, sizeof esc - n, "%%%02X", ch);
+            else
+                esc[n++] = (char)ch;
+        }
+        esc[n] = 0;
+        snprintf(buf, sizeof buf, "%s: %s", esc, title);
+        gp_str(f, buf);
+    }
+    fprintf(f, " noenhanced\nset xlabel \"%s\" noenhanced\nset ylabel \"memory (%s)\" noenhanced\n",
+            xlabel, yu);
+    fputs("set key outside right top noenhanced\nset grid\nset yrange [0:*]\nset xrange [0:*]\n"
+          "set format y \"%g\"\nset format x \"%g\"\n", f);
+    fputs("plot $mtrace using 1:2 with lines linewidth 2 title \"total (useful heap + extra)\", \\\n"
+          "     $mtrace using 1:3 with lines title \"useful heap\"", f);
+    if (c->have_rss)
+        fputs(", \\\n     $mtrace using 1:4 with lines dashtype 2 title \"max RSS - RSS at start\"", f);
+    for (int k = 0; k < c->gp_n; k++) {
+        char lab[1024];
+        snprintf(lab, sizeof lab, "0x%" PRIX64 ": %s", c->gp_ids[k],
+                 c->sites[c->gp_ids[k] - 1].label);
+        fprintf(f, ", \\\n     $mtrace using 1:%d with lines title ", 5 + k);
+        gp_str(f, lab);
+    }
+    fputc('\n', f);
+}
+
+/* The sites the gnuplot script draws: the largest peaks, those reaching the
+ * --threshold share of the heap's peak, at most GP_MAX_SITES of them. */
+static void gp_choose(struct conv *c)
+{
+    uint64_t (*v)[2] = malloc((c->nsites ? c->nsites : 1) * sizeof *v);
+    if (!v)
+        fail(c, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < c->nsites; i++)
+        if (c->sites[i].peak > 0 &&
+            (double)c->sites[i].peak * 100 >= (double)c->max_heap * c->o.threshold) {
+            v[n][0] = c->sites[i].peak;
+            v[n][1] = i + 1;
+            n++;
+        }
+    qsort(v, n, sizeof *v, grp_cmp);
+    c->gp_n = n < GP_MAX_SITES ? (int)n : GP_MAX_SITES;
+    for (int k = 0; k < c->gp_n; k++)
+        c->gp_ids[k] = v[k][1];
+    free(v);
+}
+
+/* ------------------------------------------------------------------ */
+/* The conversion                                                       */
+
+static void reset_replay(struct conv *c)
+{
+    c->nrec = 0;
+    c->prev_total = 0;
+    c->rss = c->rss0 = 0;
+    c->have_rss = c->rss_missing = 0;
+    c->tail_n = 0;
+    c->pend = 0;
+    c->ndef = 0;
+    for (size_t i = 0; i < c->nsites; i++) {
+        c->sites[i].live = c->sites[i].blocks = 0;
+        c->sites[i].seen = 0;
+    }
+    c->heap = c->extra = c->nblocks = 0;
+    c->time_b = c->time_i = 0;
+    c->ev = 0;
+    free(c->abn.e);
+    free(c->abn.head);
+    memset(&c->abn, 0, sizeof c->abn);
+    c->max_total = c->max_heap = 0;
+    c->truncated_line = 0;
+}
+
+static void free_conv(struct conv *c)
+{
+    for (size_t i = 0; i < c->nsites; i++)
+        free(c->sites[i].label);
+    free(c->sites);
+    free(c->abn.e);
+    free(c->abn.head);
+    if (c->snaps)
+        for (unsigned i = 0; i < c->o.max_snapshots; i++)
+            free(c->snaps[i].tree);
+    free(c->snaps);
+    free(c->tmp_ids);
+    free(c->gp);
+}
+
+/* Convert the input; write the Massif file to 'out' and, if 'gpf' is not
+ * NULL, the gnuplot script to it.  Returns 0, or 1 after a message. */
+static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
+                   const char *trace, const char *out_name)
+{
+    if (setjmp(c->jb)) {
+        free_conv(c);
+        return 1;
+    }
+    /* pass 1: validate, find the peak, the sites' peaks */
+    c->pass = 1;
+    run_pass(c, in);
+    flush_pending(c);
+    c->events1 = c->ev;
+    c->nrec1 = c->nrec;
+    if (c->max_total == 0) {
+        c->peak_ev = UINT64_MAX;
+        c->peak_at_end = 0;
+    } else if (c->best_check == c->max_total) {
+        c->peak_ev = c->best_check_ev;   /* first deallocation at the max */
+        c->peak_at_end = 0;
+    } else {
+        c->peak_ev = c->ev;              /* the max is never followed by a free: */
+        c->peak_at_end = 1;              /* check once more after the last event */
+    }
+    int no_tail = c->tail_n == 0, cut = c->truncated_line;
+    uint64_t lines = c->lineno + (uint64_t)cut;
+    if (!c->o.quiet && (no_tail || cut))
+        fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": warning: trace is truncated (%s); "
+                "converting the %" PRIu64 " complete records\n", c->name, lines,
+                cut ? "last line cut short" : "no gnuplot tail", c->nrec);
+    for (size_t i = 0; i < c->nsites; i++)
+        c->sites[i].gp = -1;
+    if (gpf) {
+        gp_choose(c);
+        c->gp = malloc(GP_POINTS * sizeof *c->gp);
+        if (!c->gp)
+            fail(c, "out of memory");
+    }
+
+    /* pass 2: the snapshots */
+    if (in->fd >= 0) {
+        if (in->spool) {
+            fflush(in->spool);
+            if (ferror(in->spool))
+                fail(c, "cannot write the temporary copy of the input");
+            in->rfd = fileno(in->spool);
+        }
+        if (lseek(in->rfd, 0, SEEK_SET) != 0)
+            fail(c, "cannot rewind: %s", strerror(errno));
+        in->spooling = 0;   /* the copy is now the source */
+    }
+    reset_replay(c);
+    c->pass = 2;
+    c->snaps = calloc(c->o.max_snapshots, sizeof *c->snaps);
+    c->tmp_ids = malloc((c->nsites ? c->nsites : 1) * sizeof *c->tmp_ids);
+    if (!c->snaps || !c->tmp_ids)
+        fail(c, "out of memory");
+    c->earliest = 0;
+    c->min_interval = 0;
+    c->since_detailed = 0;
+    c->peak_total = 0;
+    attempt(c);                 /* Massif's start-up snapshot, at time 0 */
+    run_pass(c, in);
+    flush_pending(c);
+    if (c->ev != c->events1 || c->nrec != c->nrec1)
+        fail(c, "trace changed while being read");
+    if (c->peak_at_end)
+        peak_check(c, c->nrec); /* as if the program freed its heap at exit */
+    if (c->gp && (c->gp_len == 0 || c->gp[c->gp_len - 1].x != (uint64_t)now(c))) {
+        if (c->gp_len == GP_POINTS)
+            c->gp_len--;
+        gp_sample(c, &c->gp[c->gp_len++], (uint64_t)now(c));
+    }
+    write_massif(c, out, trace);
+    if (gpf)
+        write_gnuplot(c, gpf, trace, out_name);
+    if (!c->o.quiet && c->abn.dropped)
+        fprintf(stderr, "mtrace2massif: %s: warning: %" PRIu64 " blocks shrunk in place by "
+                "realloc were not remembered; extra-heap may be high by their slack\n",
+                c->name, c->abn.dropped);
+    free_conv(c);
+    return 0;
+}
+
+#ifndef MTRACE2MASSIF_NO_MAIN
+
+static void usage(FILE *f)
+{
+    fputs("usage: mtrace2massif [options] TRACE [-o OUT]\n"
+          "Convert an mtrace (or Basilisk MTRACE) trace into a Massif output file.\n"
+          "TRACE '-' reads standard input.  OUT defaults to massif.out.NAME next to\n"
+          "the trace (massif.out.stdin in the current directory for '-'); '-o -'\n"
+          "writes to standard output.\n"
+          "\n"
+          "options (ranges and defaults as Massif's):\n"
+          "  --time-unit=B|i          B: bytes allocated + freed [B];\n"
+          "                           i: number of trace records (not instructions)\n"
+          "  --max-snapshots=<10..1000>     snapshots kept [100]\n"
+          "  --detailed-freq=<1..1000000>   every Nth snapshot is detailed [10]\n"
+          "  --threshold=<0..100>     significance threshold, in percent [1.0]\n"
+          "  --heap-admin=<0..1024>   admin bytes per block [8]\n"
+          "  --peak-inaccuracy=<0..100>  intermediate peaks as Massif [1.0];\n"
+          "                           the final peak is always exact\n"
+          "  --gnuplot=FILE           also write a standalone gnuplot script\n"
+          "  -o OUT, --output=OUT     the Massif file\n"
+          "  --help, --version\n"
+          "See mtrace2massif(1) and doc/mtrace2massif.md.\n", f);
+}
+
+static int bad_opt(const char *arg, const char *why)
+{
+    fprintf(stderr, "mtrace2massif: %s: %s\n", arg, why);
+    fputs("Try 'mtrace2massif --help'.\n", stderr);
+    return 2;
+}
+
+static int num_opt(const char *val, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (!*val || *end || errno || !isfinite(v) || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int int_opt(const char *val, unsigned long lo, unsigned long hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    if (*val < '0' || *val > '9')
+        return 0;
+    unsigned long v = strtoul(val, &end, 10);
+    if (*end || errno || v < lo || v > hi)
+        return 0;
+    *out = (unsigned)v;
+    return 1;
+}
+
+static void desc_add(struct opts *o, const char *arg)
+{
+    size_t n = strlen(o->desc);
+    snprintf(o->desc + n, sizeof o->desc - n, "%s%s", n ? " " : "", arg);
+}
+
+int main(int argc, char **argv)
+{
+    struct conv *c = calloc(1, sizeof *c);
+    if (!c)
+        return 1;
+    struct opts *o = &c->o;
+    o->time_bytes = 1;
+    o->max_snapshots = 100;
+    o->detailed_freq = 10;
+    o->threshold = 1.0;
+    o->heap_admin = 8;
+    o->peak_inaccuracy = 1.0;
+    const char *trace = NULL, *out_name = NULL;
+    int only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = strchr(a, '=');
+        v = v ? v + 1 : "";
+        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            if (trace)
+                return bad_opt(a, "only one trace can be converted at a time");
+            trace = a;
+        } else if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            puts("mtrace2massif " M2M_VERSION);
+            return 0;
+        } else if (!strcmp(a, "-o")) {
+            if (++i == argc)
+                return bad_opt(a, "needs a file name");
+            out_name = argv[i];
+        } else if (!strncmp(a, "-o", 2)) {
+            out_name = a + 2;
+        } else if (!strncmp(a, "--output=", 9)) {
+            out_name = v;
+        } else if (!strncmp(a, "--time-unit=", 12)) {
+            if (!strcmp(v, "B"))
+                o->time_bytes = 1;
+            else if (!strcmp(v, "i"))
+                o->time_bytes = 0;
+            else if (!strcmp(v, "ms"))
+                return bad_opt(a, "traces carry no timestamps; use B or i");
+            else
+                return bad_opt(a, "expected B or i");
+            desc_add(o, a);
+        } else if (!strncmp(a, "--max-snapshots=", 16)) {
+            if (!int_opt(v, 10, 1000, &o->max_snapshots))
+                return bad_opt(a, "expected an integer in 10..1000");
+            desc_add(o, a);
+        } else if (!strncmp(a, "--detailed-freq=", 16)) {
+            if (!int_opt(v, 1, 1000000, &o->detailed_freq))
+                return bad_opt(a, "expected an integer in 1..1000000");
+            desc_add(o, a);
+        } else if (!strncmp(a, "--heap-admin=", 13)) {
+            if (!int_opt(v, 0, 1024, &o->heap_admin))
+                return bad_opt(a, "expected an integer in 0..1024");
+            desc_add(o, a);
+        } else if (!strncmp(a, "--threshold=", 12)) {
+            if (!num_opt(v, 0, 100, &o->threshold))
+                return bad_opt(a, "expected a number in 0..100");
+            desc_add(o, a);
+        } else if (!strncmp(a, "--peak-inaccuracy=", 18)) {
+            if (!num_opt(v, 0, 100, &o->peak_inaccuracy))
+                return bad_opt(a, "expected a number in 0..100");
+            desc_add(o, a);
+        } else if (!strncmp(a, "--gnuplot=", 10) && *v) {
+            o->gnuplot = v;
+        } else {
+            return bad_opt(a, "unknown option");
+        }
+    }
+    if (!trace) {
+        usage(stderr);
+        return 2;
+    }
+
+    struct input in = { .fd = -1 };
+    int is_stdin = !strcmp(trace, "-");
+    c->name = is_stdin ? "stdin" : trace;
+    if (is_stdin) {
+        in.fd = 0;
+    } else {
+        in.fd = open(trace, O_RDONLY);
+        if (in.fd < 0) {
+            fprintf(stderr, "mtrace2massif: %s: %s\n", trace, strerror(errno));
+            return 1;
+        }
+    }
+    if (lseek(in.fd, 0, SEEK_CUR) < 0) {
+        in.spool = tmpfile();   /* a pipe: keep a copy for the second pass */
+        in.spooling = 1;
+        if (!in.spool) {
+            fprintf(stderr, "mtrace2massif: cannot create a temporary file: %s\n", strerror(errno));
+            return 1;
+        }
+    }
+    in.rfd = in.fd;
+    posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+
+    /* default output: massif.out.NAME beside the trace */
+    char *def = NULL;
+    if (!out_name) {
+        const char *base = is_stdin ? "stdin" : trace;
+        const char *slash = strrchr(base, '/');
+        size_t dirlen = (!is_stdin && slash) ? (size_t)(slash - base + 1) : 0;
+        const char *name = (!is_stdin && slash) ? slash + 1 : base;
+        def = malloc(dirlen + strlen(name) + 16);
+        if (!def)
+            return 1;
+        memcpy(def, base, dirlen);
+        sprintf(def + dirlen, "massif.out.%s", name);
+        out_name = def;
+    }
+    /* write to a temporary name and rename, so a failed conversion never
+     * leaves a half-written or stale-looking Massif file */
+    int to_stdout = !strcmp(out_name, "-");
+    char *tmp_name = NULL;
+    FILE *out = stdout, *gpf = NULL;
+    if (!to_stdout) {
+        tmp_name = malloc(strlen(out_name) + 16);
+        if (!tmp_name)
+            return 1;
+        sprintf(tmp_name, "%s.tmp%ld", out_name, (long)getpid());
+        out = fopen(tmp_name, "w");
+        if (!out) {
+            fprintf(stderr, "mtrace2massif: %s: %s\n", out_name, strerror(errno));
+            return 1;
+        }
+    }
+    if (o->gnuplot) {
+        gpf = fopen(o->gnuplot, "w");
+        if (!gpf) {
+            fprintf(stderr, "mtrace2massif: %s: %s\n", o->gnuplot, strerror(errno));
+            if (tmp_name)
+                remove(tmp_name);
+            return 1;
+        }
+    }
+    static char obuf[1 << 16];
+    setvbuf(out, obuf, _IOFBF, sizeof obuf);
+    int rc = convert(c, &in, out, gpf, trace, out_name);
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "mtrace2massif: %s: write error\n", out_name);
+        rc = 1;
+    }
+    if (!to_stdout)
+        fclose(out);
+    if (gpf && fclose(gpf) != 0) {
+        fprintf(stderr, "mtrace2massif: %s: write error\n", o->gnuplot);
+        rc = 1;
+    }
+    if (tmp_name) {
+        if (rc == 0 && rename(tmp_name, out_name) != 0) {
+            fprintf(stderr, "mtrace2massif: %s: %s\n", out_name, strerror(errno));
+            rc = 1;
+        }
+        if (rc != 0)
+            remove(tmp_name);
+    }
+    if (rc != 0 && gpf)
+        remove(o->gnuplot);
+    if (in.spool)
+        fclose(in.spool);
+    if (in.fd > 0)
+        close(in.fd);
+    free(in.buf);
+    free(tmp_name);
+    free(def);
+    free(c);
+    return rc;
+}
+
+#endif /* MTRACE2MASSIF_NO_MAIN */
