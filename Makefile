@@ -8,6 +8,9 @@ DESTDIR ?=
 
 TOOLS = $(patsubst %.c,%,$(wildcard ms_print.c mtrace2massif.c))
 
+TEST_CFLAGS ?= -g -O1
+export CC TEST_CFLAGS
+
 all: $(TOOLS)
 
 %: %.c $(wildcard massif.h)

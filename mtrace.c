@@ -110,7 +110,7 @@ struct mt_state {
 };
 
 MTRACE_API __thread struct mtrace_pending mtrace_pending;
-MTRACE_API struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
+MTRACE_API volatile struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
 MTRACE_API struct mt_state mtrace_state_;
 #define mt mtrace_state_
 
@@ -619,6 +619,8 @@ static void mt_init(void)
 {
     int expect = MT_OFF;
     int probe;
+    void *(*volatile probe_malloc)(size_t);
+    void (*volatile probe_free)(void *);
     if (!__atomic_compare_exchange_n(&mt.state, &expect, MT_STARTING, 0,
                                      __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
         while (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_STARTING)
@@ -641,7 +643,9 @@ static void mt_init(void)
        from an allocation we do not see, and a tombstone proves nothing. */
     probe = mt.interposed;
     mt.interposed = 0;
-    mtrace_sym_free(mtrace_sym_malloc(1));
+    probe_malloc = mtrace_sym_malloc;   /* through volatile pointers: the */
+    probe_free = mtrace_sym_free;       /* compiler would drop the pair */
+    probe_free(probe_malloc(1));
     mt.interposed = mt.interposed || probe;
     __atomic_store_n(&mt.state, MT_READY, __ATOMIC_RELEASE);
 }
@@ -895,6 +899,16 @@ static struct mtrace_site *mt_take(uintptr_t key)
             struct mtrace_site *s = q->site[j];
             q->site[j] = 0;
             q->top = (j - 1) & 3;
+            return s;
+        }
+    }
+    /* The compiler turns realloc(NULL, n) into malloc(n): the key was the
+       null pointer, the callee sees n. */
+    for (i = 0; i < 4; i++) {
+        unsigned j = (q->top - i) & 3;
+        if (q->site[j] && q->key[j] == 0) {
+            struct mtrace_site *s = q->site[j];
+            q->site[j] = 0;
             return s;
         }
     }

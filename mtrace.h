@@ -60,6 +60,43 @@
    The cost: the GNU strerror_r (returning char *) and the GNU basename. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#define MTRACE_UNDEF_GNU_SOURCE
+#endif
+#ifndef _XOPEN_SOURCE
+#define MTRACE_UNDEF_XOPEN_SOURCE
+#endif
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define MTRACE_UNDEF_XOPEN_SOURCE_EXTENDED
+#endif
+#ifndef _POSIX_C_SOURCE
+#define MTRACE_UNDEF_POSIX_C_SOURCE
+#endif
+#ifndef _POSIX_SOURCE
+#define MTRACE_UNDEF_POSIX_SOURCE
+#endif
+#ifndef _DEFAULT_SOURCE
+#define MTRACE_UNDEF_DEFAULT_SOURCE
+#endif
+#ifndef _ISOC95_SOURCE
+#define MTRACE_UNDEF_ISOC95_SOURCE
+#endif
+#ifndef _ISOC99_SOURCE
+#define MTRACE_UNDEF_ISOC99_SOURCE
+#endif
+#ifndef _ISOC11_SOURCE
+#define MTRACE_UNDEF_ISOC11_SOURCE
+#endif
+#ifndef _ISOC2X_SOURCE
+#define MTRACE_UNDEF_ISOC2X_SOURCE
+#endif
+#ifndef _LARGEFILE64_SOURCE
+#define MTRACE_UNDEF_LARGEFILE64_SOURCE
+#endif
+#ifndef _ATFILE_SOURCE
+#define MTRACE_UNDEF_ATFILE_SOURCE
+#endif
+#ifndef _DYNAMIC_STACK_SIZE_SOURCE
+#define MTRACE_UNDEF_DYNAMIC_STACK_SIZE_SOURCE
 #endif
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +106,61 @@
 #if __has_include(<malloc.h>)
 #include <malloc.h>
 #endif
+#endif
+/* The features are fixed now (<features.h> runs once).  Forget the
+   request macros that ours made it define (the build's own stay), so that
+   the program's own "#define _XOPEN_SOURCE 600" is no redefinition. */
+#ifdef MTRACE_UNDEF_GNU_SOURCE
+#undef _GNU_SOURCE
+#undef MTRACE_UNDEF_GNU_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_XOPEN_SOURCE
+#undef _XOPEN_SOURCE
+#undef MTRACE_UNDEF_XOPEN_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_XOPEN_SOURCE_EXTENDED
+#undef _XOPEN_SOURCE_EXTENDED
+#undef MTRACE_UNDEF_XOPEN_SOURCE_EXTENDED
+#endif
+#ifdef MTRACE_UNDEF_POSIX_C_SOURCE
+#undef _POSIX_C_SOURCE
+#undef MTRACE_UNDEF_POSIX_C_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_POSIX_SOURCE
+#undef _POSIX_SOURCE
+#undef MTRACE_UNDEF_POSIX_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_DEFAULT_SOURCE
+#undef _DEFAULT_SOURCE
+#undef MTRACE_UNDEF_DEFAULT_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_ISOC95_SOURCE
+#undef _ISOC95_SOURCE
+#undef MTRACE_UNDEF_ISOC95_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_ISOC99_SOURCE
+#undef _ISOC99_SOURCE
+#undef MTRACE_UNDEF_ISOC99_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_ISOC11_SOURCE
+#undef _ISOC11_SOURCE
+#undef MTRACE_UNDEF_ISOC11_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_ISOC2X_SOURCE
+#undef _ISOC2X_SOURCE
+#undef MTRACE_UNDEF_ISOC2X_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_LARGEFILE64_SOURCE
+#undef _LARGEFILE64_SOURCE
+#undef MTRACE_UNDEF_LARGEFILE64_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_ATFILE_SOURCE
+#undef _ATFILE_SOURCE
+#undef MTRACE_UNDEF_ATFILE_SOURCE
+#endif
+#ifdef MTRACE_UNDEF_DYNAMIC_STACK_SIZE_SOURCE
+#undef _DYNAMIC_STACK_SIZE_SOURCE
+#undef MTRACE_UNDEF_DYNAMIC_STACK_SIZE_SOURCE
 #endif
 
 #define MTRACE_LEVEL (MTRACE + 0)
@@ -100,7 +192,9 @@ struct mtrace_pmtrace {
     char *fname;                   /* trace file name ("" below level 1) */
     int fd;                        /* trace file descriptor, or -1 */
 };
-extern struct mtrace_pmtrace pmtrace;
+/* volatile: the compiler knows that free() touches no global and would
+   otherwise keep pmtrace.total in a register across the call. */
+extern volatile struct mtrace_pmtrace pmtrace;
 
 /* Every name the program uses for the allocator is bound to mtrace's own
    symbol: calls by name and pointers taken to the functions both reach
@@ -150,13 +244,19 @@ extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
 /* Announce the site for a call whose first argument is `x` of type T, and
    yield x.  The macros keep the function's own name in front of the
    parentheses, so that mem->free(p) and mem->calloc(1, n) still compile
-   (a macro is not expanded again inside its own expansion). */
+   (a macro is not expanded again inside its own expansion).
+   The compiler believes that malloc and free read and write no memory of
+   the program, so it would keep the ring in registers across the calls or
+   drop the stores as dead: the two empty asm statements forbid both. */
 #define MTRACE_AT_(T, x) (__extension__ ({                                  \
     T mtrace_arg_ = (x);                                                    \
-    unsigned mtrace_top_ = (mtrace_pending.top + 1) & 3;                    \
+    unsigned mtrace_top_;                                                   \
+    __asm__ __volatile__("" ::: "memory");                                  \
+    mtrace_top_ = (mtrace_pending.top + 1) & 3;                             \
     mtrace_pending.key[mtrace_top_] = (uintptr_t)mtrace_arg_;               \
     mtrace_pending.site[mtrace_top_] = MTRACE_SITE_;                        \
     mtrace_pending.top = mtrace_top_;                                       \
+    __asm__ __volatile__("" ::: "memory");                                  \
     mtrace_arg_; }))
 
 #undef malloc

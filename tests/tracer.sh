@@ -1,0 +1,178 @@
+#!/bin/bash
+# The tracer (mtrace.h + mtrace.c): each test is a program in tests/tracer/,
+# the command that builds and runs it, and what must come out.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP/tests/tracer" || exit 2
+CC=${CC:-cc}
+CFLAGS_T=${TEST_CFLAGS:--g -O1}
+WARN="-Wall -Wextra"
+case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
+
+# build NAME LEVEL [flags...]: tests/tracer/NAME.c traced at LEVEL -> $TMP/NAME
+build() {
+    local name=$1 level=$2; shift 2
+    $CC $CFLAGS_T $WARN -DMTRACE=$level -include "$TOP/mtrace.h" "$@" -o "$TMP/$name" "$name.c" -lpthread 2> "$TMP/$name.cc" \
+        || { cat "$TMP/$name.cc"; return 1; }
+}
+# run NAME [args]: runs $TMP/NAME with its trace in $TMP/NAME.trace;
+# stdout, stderr and exit status in $TMP/NAME.{out,err,rc}
+run() {
+    local name=$1; shift
+    MTRACE="$TMP/$name.trace" "$TMP/$name" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
+    echo $? > "$TMP/$name.rc"
+}
+rc() { [ "$(cat "$TMP/$1.rc")" = "$2" ] || { echo "     exit status $(cat "$TMP/$1.rc"), expected $2"; return 1; }; }
+replay() { awk -v notail="${2:-0}" -f replay.awk "$TMP/$1.trace" > "$TMP/$1.replay" || { cat "$TMP/$1.replay"; return 1; }; }
+# masks what changes from run to run in a summary
+masked() { sed -E -e 's/size: +[0-9]+ bytes$/size: RSS bytes/' -e 's/overhead [0-9.]+%/overhead PCT/' \
+    -e "s#$TMP/[a-z0-9]+\\.trace#TRACE#" "$TMP/$1.err"; }
+
+# --- the header is a no-op without MTRACE or with MTRACE=0
+$CC -E -P sites.c > "$TMP/plain.i"
+$CC -E -P -include "$TOP/mtrace.h" sites.c > "$TMP/noop.i"
+$CC -E -P -DMTRACE=0 -include "$TOP/mtrace.h" sites.c > "$TMP/zero.i"
+same "no MTRACE: preprocessed source unchanged" "$TMP/plain.i" "$TMP/noop.i"
+same "MTRACE=0: preprocessed source unchanged" "$TMP/plain.i" "$TMP/zero.i"
+
+# --- exact per-site peaks, leaks largest first, exit status 1
+build sites 1 && run sites
+masked sites > "$TMP/sites.masked"
+same "sites: summary and leak report" sites.expected "$TMP/sites.masked"
+check "sites: leaks make the exit status 1" rc sites 1
+check "sites: trace replays" replay sites
+has "sites: site record escapes nothing needed" "$TMP/sites.trace" "@ 1 make sites.c 10"
+
+# --- the gnuplot tail, drawn by the real gnuplot from another directory
+if command -v gnuplot > /dev/null; then
+    for term in png svg; do
+        (cd / && { echo "set terminal $term"; tail -n 2 "$TMP/sites.trace"; } | gnuplot > "$TMP/sites.$term" 2> "$TMP/gnuplot.err")
+        check "gnuplot draws the tail as $term, silently" test -s "$TMP/sites.$term" -a ! -s "$TMP/gnuplot.err"
+    done
+    check "gnuplot output is a PNG" sh -c "head -c 4 '$TMP/sites.png' | grep -q PNG"
+else
+    fail "gnuplot is not installed (apt-get install gnuplot-nox)"
+fi
+
+# --- levels: 2 writes no file and no graph hint, 3 prints leak errors only
+rm -f "$TMP/sites.trace"
+build sites 2 && run sites
+check "level 2: no trace file" test ! -e "$TMP/sites.trace" -a ! -e mtrace
+grep -v 'To get a graph' sites.expected > "$TMP/sites2.expected"
+masked sites > "$TMP/sites2.masked"
+same "level 2: summary without graph hint" "$TMP/sites2.expected" "$TMP/sites2.masked"
+build sites 3 && run sites
+grep 'error:' sites.expected > "$TMP/sites3.expected"
+same "level 3: leak errors only" "$TMP/sites3.expected" "$TMP/sites.err"
+check "level 3: exit status 1" rc sites 1
+
+# --- the Massif manual's example
+cp ../../examples/example.c "$TMP/example.c"
+(cd "$TMP" && $CC $CFLAGS_T -O0 -DMTRACE=1 -include "$TOP/mtrace.h" example.c -o example && MTRACE=example.trace ./example 2> example.err; echo $? > example.rc)
+has "example: g's peak is 8000 bytes" "$TMP/example.err" "      8000                       g   example.c:5"
+has "example: main's peak is 10000 bytes" "$TMP/example.err" "     10000                    main   example.c:20"
+has "example: f leaks 2000 bytes" "$TMP/example.err" "example.c:10: error: 2000 bytes leaked here"
+check "example: trace replays" replay example
+
+# --- double free: three places, then abort with the trace flushed
+build dfree 1 && run dfree
+if [ -z "$ASAN" ]; then
+    same "double free: the three places" dfree.expected "$TMP/dfree.err"
+    check "double free: aborts (SIGABRT)" rc dfree 134
+    check "double free: trace flushed before abort" replay dfree 1
+    MTRACE_DOUBLE_FREE=continue MTRACE="$TMP/dfree.trace" "$TMP/dfree" 2> "$TMP/dfree.err"; echo $? > "$TMP/dfree.rc"
+    check "double free, continue: exit status 1" rc dfree 1
+    has "double free, continue: counted at exit" "$TMP/dfree.err" "*** MTRACE: 1 double free ignored"
+fi
+
+# --- memory the tracer never saw
+build foreign 1 && run foreign
+check "foreign frees: exit status 0" rc foreign 0
+has "foreign frees: no leaks" "$TMP/foreign.err" "*** MTRACE: No memory leaks"
+hasnt "foreign frees: no error" "$TMP/foreign.err" "error"
+[ -z "$ASAN" ] && has "foreign frees: a freed address came back from libc" "$TMP/foreign.out" "reused yes"
+check "foreign frees: trace replays" replay foreign
+
+# --- realloc and friends: results as libc gives them, records as they happened
+build edges 1 && run edges
+hasnt "edges: every result as the C library gives it" "$TMP/edges.out" "WRONG"
+awk 'NF == 6 && $1 != "@" { d = $4 - t; t = $4; print $1, (d < 0 ? -d : d) }' "$TMP/edges.trace" > "$TMP/edges.ops"
+same "edges: exactly the expected records" edges.expected "$TMP/edges.ops"
+check "edges: no leaks" rc edges 0
+
+# --- threads: no lost or repeated record
+build threads 1 && run threads
+check "threads: trace replays" replay threads
+has "threads: all 160000 records" "$TMP/threads.replay" "replay: 160000 records, total 0"
+
+# --- killed by a signal: complete up to the last operation, same death
+build killed 1
+for sig in segv:139 term:143 abort:134; do
+    run killed "${sig%:*}"
+    [ -n "$ASAN" ] && [ "${sig%:*}" = segv ] && continue
+    check "killed by ${sig%:*}: same exit status" rc killed "${sig#*:}"
+    check "killed by ${sig%:*}: all 1000 records, no tail" sh -c "awk -f replay.awk -v notail=1 '$TMP/killed.trace' | grep -qx 'replay: 1000 records, total 16000'"
+done
+
+# --- real code: feature macros, strict modes, members, hooks, redefinitions
+for prog in gnu:"-std=gnu99" xopen:"-std=c99"; do
+    name=${prog%%:*} flags=${prog#*:}
+    $CC $flags $WARN -c $name.c -o "$TMP/$name.o" 2> "$TMP/$name.plain"
+    build $name 1 $flags && run $name
+    same "$name: no new warning" "$TMP/$name.plain" "$TMP/$name.cc"
+    check "$name: runs, no leak" rc $name 0
+done
+has "gnu: asprintf, strcasestr, qsort_r work" "$TMP/gnu.out" "321 Needle"
+has "xopen: sigaction and popen work" "$TMP/xopen.out" "popen works"
+for std in c89 c99 c11 c17 c2x gnu89 gnu11; do
+    for cc in gcc clang; do
+        command -v $cc > /dev/null || continue
+        flags="-std=$std -pedantic -Wall -Wextra -Wshadow -Wredundant-decls -Wmissing-prototypes -Wstrict-prototypes -Wc++-compat"
+        $cc $flags -c strict.c -o "$TMP/strict.o" 2> "$TMP/strict.plain"
+        $cc $flags -DMTRACE=1 -include "$TOP/mtrace.h" -c strict.c -o "$TMP/strict.o" 2> "$TMP/strict.traced"
+        same "strict: $cc -std=$std adds no warning" "$TMP/strict.plain" "$TMP/strict.traced"
+    done
+done
+build members 1 && run members
+check "members: mem->free(p) and friends compile and run" rc members 0
+has "members: the members were called" "$TMP/members.out" "pool calls: 2"
+build hooks 1 && run hooks
+grep error: "$TMP/hooks.err" > "$TMP/hooks.leaks"
+same "hooks: the one real leak, no false one" hooks.expected "$TMP/hooks.leaks"
+has "hooks: malloc compares equal to the hook" "$TMP/hooks.out" "same malloc"
+build redefine 1 && run redefine
+check "redefine: runs without leaks" rc redefine 0
+has "redefine: the program's own malloc macro wins" "$TMP/redefine.out" "counted 1"
+$CC $CFLAGS_T -DMTRACE=1 -include "$TOP/mtrace.h" shared1.c shared2.c -o "$TMP/shared"
+MTRACE="$TMP/shared.trace" "$TMP/shared" 2> "$TMP/shared.err"
+check "static inline in a header: one site for both files" test "$(grep -c '^@' "$TMP/shared.trace")" = 1
+check "static inline in a header: its peak is both blocks" grep -qE "^ +30 +shared_alloc +(\./)?shared.h:4$" "$TMP/shared.err"
+
+# --- exit: after atexit handlers, stdout kept when the status changes
+build atexit 1 && run atexit
+check "atexit: cleanup counted, exit 0" rc atexit 0
+run atexit leak
+check "atexit: a leak makes it 1" rc atexit 1
+has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:15: error: 7 bytes leaked here"
+check "atexit: buffered stdout kept" test "$(cat "$TMP/atexit.out")" = "no newline at the end"
+
+# --- fork: one report, the parent's records only
+build forked 1 && run forked
+check "fork: one report" test "$(grep -c 'max traced memory' "$TMP/forked.err")" = 1
+hasnt "fork: child's leak not reported" "$TMP/forked.err" "555"
+check "fork: parent's trace replays" replay forked
+has "fork: child exits 0" "$TMP/forked.out" "child exited 0"
+
+# --- pmtrace
+build pm 1 && run pm
+has "pmtrace: figures seen by the program" "$TMP/pm.out" "total 1000 max 1000 now 700 records 3"
+
+# --- a static binary: no interposition, the macros alone still give the verdict
+if [ -z "$ASAN" ] && $CC -static -g -DMTRACE=1 -include "$TOP/mtrace.h" sites.c -o "$TMP/static" 2> /dev/null; then
+    MTRACE="$TMP/static.trace" "$TMP/static" 2> "$TMP/static.err"; echo $? > "$TMP/static.rc"
+    grep error: sites.expected > "$TMP/static.expected"
+    grep error: "$TMP/static.err" > "$TMP/static.leaks"
+    same "static binary: same leak verdict" "$TMP/static.expected" "$TMP/static.leaks"
+    check "static binary: trace replays" replay static
+fi
+
+finish

@@ -1,0 +1,2 @@
+#include "shared.h"
+void *other(void) { return shared_alloc(20); }
