@@ -582,35 +582,65 @@ static void flush_pending(struct conv *c)
 /* ------------------------------------------------------------------ */
 /* Parsing                                                              */
 
-/* Decimal u64 at *pp; the caller guarantees a '\n' before the buffer end,
- * so the scan always stops inside the buffer. */
-static int parse_u64(const char **pp, uint64_t *v)
+/* Up to 8 decimal digits at p, eight bytes at a time ("SWAR"): returns the
+ * number of leading digits (0..8) and their value.  Needs 8 readable bytes
+ * at p: every buffer the parser reads has PAD spare bytes after its end. */
+#define PAD 16
+static inline unsigned digits8(const char *p, uint64_t *v)
 {
-    const char *p = *pp;
-    uint64_t x = 0;
-    if ((unsigned)(*p - '0') > 9)
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t t = w - UINT64_C(0x3030303030303030);
+    /* high bit of each byte that is not a digit (the first one is exact;
+     * borrows and carries only disturb the bytes after it) */
+    uint64_t nd = (t | (t + UINT64_C(0x7676767676767676))) & UINT64_C(0x8080808080808080);
+    unsigned n = nd ? (unsigned)__builtin_ctzll(nd) / 8 : 8;
+    if (n == 0)
         return 0;
-    do {
-        unsigned d = (unsigned)(*p - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return 0;
-        x = x * 10 + d;
-        p++;
-    } while ((unsigned)(*p - '0') <= 9);
+    t <<= 8 * (8 - n);          /* keep the n digits, as leading zeros */
+    t = (t * 10 + (t >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+    t = (t * 100 + (t >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+    t = (t * 10000 + (t >> 32)) & UINT64_C(0xFFFFFFFF);
+    *v = t;
+    return n;
+}
+
+/* Decimal number at *pp, at most 19 digits (so no overflow is possible;
+ * no real count of bytes or records needs more).  The line ends with '\n',
+ * so the scan stops inside the buffer.  This is the converter's hot loop. */
+static inline int parse_u64(const char **pp, uint64_t *v)
+{
+    static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000,
+                                       1000000, 10000000, 100000000 };
+    const char *p = *pp;
+    uint64_t x, y;
+    unsigned n = digits8(p, &x), m;
+    if (n == 0)
+        return 0;
+    p += n;
+    if (n == 8) {
+        while ((m = digits8(p, &y)) > 0) {
+            if (p + m - *pp > 19)
+                return 0;
+            x = x * pow10[m] + y;
+            p += m;
+            if (m < 8)
+                break;
+        }
+    }
     *pp = p;
     *v = x;
     return 1;
 }
 
-static void need_field(struct conv *c, const char **pp, uint64_t *v, const char *what, int last)
+/* A field followed by one space (or, if 'last', by the end of the line or
+ * the space before the optional MAXRSS). */
+static inline void need_field(struct conv *c, const char **pp, uint64_t *v, const char *what, int last)
 {
     if (!parse_u64(pp, v))
-        fail(c, "%s: expected a decimal number", what);
-    if (**pp != (last ? '\n' : ' ')) {
-        if (last && **pp == ' ')
-            return; /* optional MAXRSS follows; the caller checks */
+        fail(c, "%s: expected a decimal number of at most 19 digits", what);
+    if (**pp != ' ' && !(last && **pp == '\n'))
         fail(c, "%s: expected %s after the number", what, last ? "end of line" : "one space");
-    }
 }
 
 static int hexval(int ch)
@@ -706,7 +736,7 @@ static void site_record(struct conv *c, const char *p)
 }
 
 /* "OP ID RECNO TOTAL SITE [MAXRSS]" */
-static void op_record(struct conv *c, const char *p)
+static const char *op_record(struct conv *c, const char *p)
 {
     int op = *p;
     uint64_t id, recno, total, site, rss;
@@ -722,7 +752,7 @@ static void op_record(struct conv *c, const char *p)
         p++;
         need_field(c, &p, &rss, "MAXRSS", 1);
         if (*p != '\n')
-            fail(c, "expected end of line after MAXRSS");
+            fail(c, "MAXRSS: expected end of line after the number");
         if (!c->have_rss)
             c->rss0 = rss;
         c->have_rss = 1;
@@ -766,6 +796,7 @@ static void op_record(struct conv *c, const char *p)
              site, expect, id);
     uint64_t rec = c->nrec++;
     c->prev_total = total;
+    const char *next = p + 1;
     switch (op) {
     case '+':
         flush_pending(c);
@@ -791,6 +822,7 @@ static void op_record(struct conv *c, const char *p)
         }
         break;
     }
+    return next;
 }
 
 static void fail_tail(struct conv *c)
@@ -809,10 +841,11 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
             (ch == '+' || ch == '-' || ch == '<' || ch == '>' || ch == '@')) {
             if (c->tail_n)
                 fail_tail(c);
-            if (ch == '@')
-                site_record(c, p);
-            else
-                op_record(c, p);
+            if (ch != '@') {
+                p = op_record(c, p);
+                continue;
+            }
+            site_record(c, p);
         } else {
             /* not a record: must be one of the two tail lines */
             if (c->tail_n == 0) {
@@ -831,7 +864,7 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
 /* Input: a file read twice; a pipe is spooled to a temporary file      */
 
 struct input {
-    int fd;                     /* -1 for memory input */
+    int fd;                     /* -1 for memory input (mem[memlen..+PAD) readable) */
     int rfd;                    /* what the passes read: fd, then the copy */
     const char *mem;
     size_t memlen;
@@ -857,8 +890,10 @@ static void run_pass(struct conv *c, struct input *in)
     size_t have = 0;
     for (;;) {
         if (have == in->cap) {
+            size_t old = in->cap;
             in->cap = in->cap ? in->cap * 2 : (size_t)1 << 20;
-            in->buf = xrealloc(c, in->buf, in->cap);
+            in->buf = xrealloc(c, in->buf, in->cap + PAD);
+            memset(in->buf + old, 0, in->cap - old + PAD);
         }
         ssize_t r = read(in->rfd, in->buf + have, in->cap - have);
         if (r < 0) {
