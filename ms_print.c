@@ -433,7 +433,7 @@ struct ctx {
     /* header */
     struct buf desc, cmd, tu;
     off_t body_off;
-    uint64_t body_line;
+    uint64_t body_line, tu_line, last_line;
     /* options */
     int gx, gy;
     pnum thr;
@@ -717,6 +717,7 @@ static void read_header(struct ctx *c)
     if (!get_line(c) || !starts(c, "time_unit:", 10))
         fail_at(c, "missing 'time_unit' line");
     header_value(c, 10, &c->tu);
+    c->tu_line = c->lineno;
     c->body_off = c->off;
     c->body_line = c->lineno;
 }
@@ -1112,7 +1113,7 @@ static void graph(struct ctx *c)
     size_t n = c->n;
     int gx = c->gx, gy = c->gy;
     pnum zero = pn_int(0, 0), one = pn_int(0, 1);
-    c->lineno = 0;
+    c->lineno = c->last_line;   /* errors here concern the whole file */
     if (n == 0)
         fail_post(c, "no snapshots");
     pnum end = c->times[n - 1];
@@ -1179,6 +1180,7 @@ static void graph(struct ctx *c)
         label(end, 0, xlab, sizeof xlab, &xunit);
     else {
         char shown[64];
+        c->lineno = c->tu_line;
         sanitize(c->tu.p, c->tu.n, shown, sizeof shown);
         fail_at(c, "bad time_unit: %s", shown);
     }
@@ -1392,6 +1394,7 @@ int ms_print_run(int argc, char **argv, FILE *in_arg, FILE *outf, FILE *err)
     if (c->out)
         header_row(c);
     read_body(c, 1);
+    c->last_line = c->lineno;
     c->out = outf;
     preamble(c);
     graph(c);

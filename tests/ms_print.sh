@@ -1,0 +1,206 @@
+#!/bin/bash
+# tests/ms_print.sh - conformance of our ms_print with Valgrind 3.19's Perl
+# /usr/bin/ms_print.
+#
+#  1. golden: committed Massif files (real valgrind runs + hand-written edge
+#     cases) x 4 option sets, stdout byte-identical to the committed output
+#     of /usr/bin/ms_print;
+#  2. rejected files: non-zero exit, exactly one "ms_print: FILE:LINE: ..."
+#     line on stderr, stdout identical to the original's (empty or preamble);
+#  3. command line: usage/version/bad options, same text on the same stream;
+#  4. non-seekable input, deep trees, fuzzer regressions;
+#  5. live: fresh valgrind runs diffed against /usr/bin/ms_print now.
+# tests/ms_print/regen.sh rebuilds the goldens.
+. "$(dirname "$0")/lib.sh"
+D=$TOP/tests/ms_print
+MSP=$TOP/ms_print
+PERL=/usr/bin/ms_print
+. "$D/optsets.sh"
+
+[ -x "$MSP" ] || { fail "ms_print not built (run make)"; finish; exit 1; }
+cd "$D" || exit 2
+
+# --- 1. golden cases -------------------------------------------------------
+n_real=0 n_hand=0
+for f in real/*.massif.out hand/*.massif.out; do
+    name=$(basename "$f" .massif.out)
+    for k in $(seq 0 $((NSETS - 1))); do
+        mapfile -t args < <(optset "$k" "$f")
+        "$MSP" "${args[@]}" > "$TMP/out" 2> "$TMP/err"
+        rc=$?
+        if [ $rc -ne 0 ]; then
+            fail "golden $name.$k: exit $rc: $(head -c 200 "$TMP/err")"
+            continue
+        fi
+        same "golden $name.$k" "expected/$name.$k.out" "$TMP/out"
+        case $f in real/*) n_real=$((n_real + 1)) ;; *) n_hand=$((n_hand + 1)) ;; esac
+    done
+done
+echo "     ($n_real real-valgrind and $n_hand hand-written golden cases)"
+
+# --- 2. files the original rejects ------------------------------------------
+# one_error NAME FILE: non-zero exit, one line "ms_print: FILE:LINE: ..."
+one_error() {
+    local name=$1 file=$2 rc=$3
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+        fail "$name: exit status $rc"
+    elif [ "$(wc -l < "$TMP/err")" -ne 1 ] ||
+         ! grep -qE "^ms_print: $(printf '%s' "$file" | sed 's/[.[*^$]/\\&/g'):[0-9]+: ." "$TMP/err"; then
+        fail "$name: stderr is not one 'ms_print: $file:LINE: ...' line:"
+        head -3 "$TMP/err" | sed 's/^/     /'
+    else
+        pass "$name"
+    fi
+}
+for f in bad/*.massif.out; do
+    name=$(basename "$f" .massif.out)
+    "$MSP" "$f" > "$TMP/out" 2> "$TMP/err"
+    one_error "reject $name" "$f" $?
+    same "reject $name stdout" "expected/bad.$name.out" "$TMP/out"
+done
+"$MSP" no/such/file.out > "$TMP/out" 2> "$TMP/err"
+one_error "reject missing file" no/such/file.out $?
+check "reject missing file: empty stdout" test ! -s "$TMP/out"
+"$MSP" . > "$TMP/out" 2> "$TMP/err"
+one_error "reject a directory" . $?
+check "reject a directory: empty stdout" test ! -s "$TMP/out"
+
+# --- 3. command line -------------------------------------------------------
+# Usage and version go to stderr with the original's text; compared live.
+f=hand/doc-insig.massif.out
+cl=0
+while IFS= read -r line; do
+    eval "set -- $line"
+    "$PERL" "$@" > "$TMP/pout" 2> "$TMP/perr"; prc=$?
+    "$MSP" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
+    cl=$((cl + 1))
+    if [ $((prc == 0)) -ne $((rc == 0)) ]; then
+        fail "args $line: exit $rc, original $prc"
+    elif ! cmp -s "$TMP/pout" "$TMP/out"; then
+        fail "args $line: stdout differs"; diff "$TMP/pout" "$TMP/out" | head -5
+    elif [ $prc -ne 0 ] && ! cmp -s "$TMP/perr" "$TMP/err"; then
+        fail "args $line: stderr differs"; diff "$TMP/perr" "$TMP/err" | head -5
+    else
+        pass "args $line"
+    fi
+done <<EOF
+
+-h
+--help
+-h $f
+$f --help
+--version
+$f --version
+--version --x=3
+--x=3 --version
+--x=3 $f
+--x=1001 $f
+--x=4 --y=4 $f
+--x=1000 --y=1000 $f
+--x=0072 --y=007 $f
+--x=00000000000000000000000000072 $f
+--x=99999999999999999999999 $f
+--x= $f
+--x=abc $f
+--x=-5 $f
+--x=7.5 $f
+--y=3 $f
+--y=1001 $f
+--threshold=101 $f
+--threshold=-1 $f
+--threshold=abc $f
+--threshold= $f
+--threshold=100 $f
+--threshold=100.0001 $f
+--threshold=0 $f
+--threshold=.5 $f
+--threshold=2.5% $f
+--threshold=2.5%% $f
+--threshold=1.2.3 $f
+--threshold=. $f
+--threshold=5. $f
+--threshold=000000000000000000000000000000000000000000000000000000000000000099.9 $f
+--threshold=3 --threshold=0 $f
+- $f
+-- $f
+--X=30 $f
+--x 30 $f
+$f $f hand/single.massif.out
+$'--x=30\n' $f
+$'--version\n'
+$'--threshold=5%\n' $f
+EOF
+
+# --- 4. robustness -----------------------------------------------------------
+# Non-seekable input (the one case that is formatted into memory).
+for name in manual-tB lambda-tB; do
+    cat "real/$name.massif.out" | "$MSP" /dev/stdin > "$TMP/out" 2> "$TMP/err"
+    "$PERL" "real/$name.massif.out" | sed "s|^ms_print arguments: .*|ms_print arguments: /dev/stdin|" > "$TMP/exp"
+    same "pipe input $name" "$TMP/exp" "$TMP/out"
+done
+printf 'cmd: x\ntime_unit: B\nsnapshot=0\n' | "$MSP" /dev/stdin > "$TMP/out" 2> "$TMP/err"
+one_error "pipe input: truncated" /dev/stdin $?
+check "pipe input: truncated: empty stdout" test ! -s "$TMP/out"
+
+# A 20000-deep tree and a very long line: no recursion limit, no line limit.
+{
+    printf 'desc: (none)\ncmd: ./deep\ntime_unit: i\nsnapshot=0\ntime=0\n'
+    printf 'mem_heap_B=4096\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=peak\n'
+    awk 'BEGIN { for (i = 0; i < 20000; i++) printf "n1: 4096 0x%X: f%d (d.c:%d)\n", i, i, i;
+                 printf "n0: 4096 "; for (i = 0; i < 20000; i++) printf "long_name_"; printf "\n" }'
+} > "$TMP/deep.massif.out"
+"$MSP" --threshold=0 "$TMP/deep.massif.out" > "$TMP/out" 2> "$TMP/err"
+check "deep tree: exit 0" test $? -eq 0
+"$PERL" --threshold=0 "$TMP/deep.massif.out" > "$TMP/pout" 2> /dev/null
+same "deep tree: same as the original" "$TMP/pout" "$TMP/out"
+
+# Inputs found by fuzzing (fuzz/ms_print.sh) and by the differential test:
+# never crash; same stdout and success/failure as the original.
+for f in fuzz/*.massif.out; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .massif.out)
+    args=()
+    [ -f "$f.args" ] && read -r -a args < "$f.args"
+    timeout 20 "$MSP" "${args[@]}" "$f" > "$TMP/out" 2> "$TMP/err"; rc=$?
+    timeout 60 "$PERL" "${args[@]}" "$f" > "$TMP/pout" 2> "$TMP/perr"; prc=$?
+    if [ $rc -ge 124 ] || grep -q "Sanitizer\|runtime error" "$TMP/err"; then
+        fail "fuzz case $name: exit $rc $(head -c 200 "$TMP/err")"
+    elif [ $prc -ge 124 ] || grep -q "Out of memory" "$TMP/perr"; then
+        pass "fuzz case $name (original gives up; no crash here)"
+    elif [ $((prc == 0)) -ne $((rc == 0)) ]; then
+        fail "fuzz case $name: exit $rc, original $prc"
+    else
+        same "fuzz case $name" "$TMP/pout" "$TMP/out"
+    fi
+done
+
+# --- 5. live: fresh valgrind runs vs the original ---------------------------
+if ! command -v valgrind > /dev/null; then
+    fail "live: valgrind not installed"
+else
+    B=$TMP/live
+    mkdir -p "$B"
+    gcc -g -O0 -o "$B/churn" progs/churn.c && gcc -g -O0 -o "$B/deep" progs/deep.c &&
+        gcc -g -O0 -pthread -o "$B/threads" progs/threads.c &&
+        g++ -g -O0 -o "$B/lambda" progs/lambda.cpp
+    check "live: test programs build" test -x "$B/lambda"
+    live() { # NAME PROG MASSIF-OPTIONS...
+        local name=$1 prog=$2; shift 2
+        (cd "$B" && valgrind -q --tool=massif --massif-out-file="$name.out" "$@" "./$prog" > /dev/null 2>&1)
+        if [ ! -s "$B/$name.out" ]; then fail "live $name: valgrind wrote nothing"; return; fi
+        for o in "" "--threshold=0" "--x=37 --y=9 --threshold=2.5" "--threshold=0.2% --x=150 --y=40"; do
+            # shellcheck disable=SC2086
+            (cd "$B" && "$PERL" $o "$name.out" > "$name.p" 2> /dev/null)
+            # shellcheck disable=SC2086
+            (cd "$B" && "$MSP" $o "$name.out" > "$name.c" 2> "$name.err")
+            same "live $name [$o]" "$B/$name.p" "$B/$name.c"
+        done
+    }
+    live churn-df1 churn --time-unit=B --detailed-freq=1 --max-snapshots=150 --threshold=0
+    live churn-i churn --detailed-freq=5 --max-snapshots=37 --peak-inaccuracy=0
+    live deep-stacks deep --stacks=yes --depth=100 --time-unit=ms
+    live lambda-pages lambda --pages-as-heap=yes --threshold=0.5 --detailed-freq=2
+    live threads threads --time-unit=B --threshold=0 --detailed-freq=1
+fi
+
+finish
