@@ -175,4 +175,16 @@ if [ -z "$ASAN" ] && $CC -static -g -DMTRACE=1 -include "$TOP/mtrace.h" sites.c 
     check "static binary: trace replays" replay static
 fi
 
+# --- 100,000 call sites: each gets its own index (one "@" record each)
+awk 'BEGIN { n = 100000; print "#include <stdlib.h>"; print "static void *p[" n "];"
+    for (k = 0; k < n / 1000; k++) { print "static void f" k "(void) {"
+        for (i = k * 1000; i < (k + 1) * 1000; i++) print "    p[" i "] = malloc(" 1 + i % 64 ");"
+        print "}" }
+    print "int main(void) {"; print "    int i;"; for (k = 0; k < n / 1000; k++) print "    f" k "();"
+    print "    for (i = 0; i < " n "; i++) free(p[i]);"; print "    return 0;"; print "}" }' > "$TMP/many.c"
+$CC -O0 -DMTRACE=1 -include "$TOP/mtrace.h" "$TMP/many.c" -o "$TMP/many" && run many
+check "100,000 sites: 100,000 site records" test "$(grep -c '^@' "$TMP/many.trace")" = 100000
+check "100,000 sites: trace replays" replay many
+has "100,000 sites: summary lists 20 and counts the rest" "$TMP/many.err" "       ...   (99980 more sites)"
+
 finish
