@@ -1,0 +1,233 @@
+#!/bin/bash
+# mtrace2massif: a trace in, a Massif file out, as Valgrind's Massif would
+# have written it for the same program.  Each test shows the input (a trace
+# or a program in tests/mtrace2massif/), the command, and what must come
+# out; the programs are compared with live `valgrind --tool=massif` through
+# /usr/bin/ms_print.  doc/mtrace2massif.md explains every difference.
+. "$(dirname "$0")/lib.sh"
+D=$TOP/tests/mtrace2massif
+M2M=$TOP/mtrace2massif
+CC=${CC:-cc}
+CFLAGS_T=${TEST_CFLAGS:--g}
+[ -x "$M2M" ] || make -s -C "$TOP" mtrace2massif || exit 2
+cd "$TMP" || exit 2
+
+# ms_print output without what must differ: the 5-line header (command
+# lines), the tree levels below the first (mtrace knows the allocating line,
+# not the whole stack) and code addresses (0x109156 vs our site 0x3).
+norm() {
+    /usr/bin/ms_print "$1" | tail -n +6 | grep -vE '^[ |]+(->.*)?$' |
+        sed -E 's/0x[0-9A-F]+: /0xADDR: /'
+}
+
+# --- 1. Hand-written traces and the exact files they give ---------------
+# tests/mtrace2massif/small.trace: a malloc, a realloc that grows in place
+# (1000 -> 1004 fits Valgrind's 1008-byte block), one that shrinks in place
+# (the 504 bytes become extra heap), a site whose name has a space and a
+# '#' (escaped %23: ms_print would cut the line there), and the two frees.
+"$M2M" --time-unit=i "$D/small.trace" -o small.out
+sed -i 's|^cmd: .*|cmd: small.trace|' small.out
+same "small trace, --time-unit=i (time = records)" "$D/massif.out.small-i" small.out
+# the Massif manual's example as our tracer writes it (example.trace)
+"$M2M" --time-unit=B "$D/example.trace" -o example.out 2> example.err
+sed -i 's|^cmd: .*|cmd: example.trace|' example.out
+same "manual example trace, --time-unit=B" "$D/massif.out.example" example.out
+check "no warning on a complete trace" test ! -s example.err
+has "peak snapshot is the first free, before it frees" example.out "heap_tree=peak"
+/usr/bin/ms_print example.out > example.ms 2>&1
+check "/usr/bin/ms_print accepts it" test $? -eq 0
+has "its snapshot list" example.ms " Detailed snapshots: [9, 14 (peak), 24]"
+if [ -x "$TOP/ms_print" ]; then
+    "$TOP/ms_print" example.out > example.ours 2>&1
+    same "our ms_print prints the same" example.ms example.ours
+fi
+
+# default output name: massif.out.NAME next to the trace; '-' reads stdin
+mkdir -p sub && cp "$D/small.trace" sub/prog.trace
+"$M2M" sub/prog.trace
+check "default output sub/massif.out.prog.trace" test -s sub/massif.out.prog.trace
+"$M2M" - < sub/prog.trace
+check "stdin gives massif.out.stdin here" test -s massif.out.stdin
+cat sub/prog.trace | "$M2M" - -o - | sed 's/^cmd: .*/cmd: X/' > piped.out
+sed 's/^cmd: .*/cmd: X/' sub/massif.out.prog.trace > file.out
+same "a pipe (spooled for the second pass) = the file" file.out piped.out
+has "header first, as massif-visualizer wants" <(head -3 file.out | tr '\n' ' ') "desc: (none) cmd: X time_unit: B "
+
+# --- 2. Live Massif: the acceptance test and our own programs ------------
+# compare NAME PROG [options]: build PROG.c plainly for valgrind and traced
+# for us, run both, convert with the same options, compare through ms_print.
+live() {
+    local name=$1 prog=$2; shift 2
+    [ -f "$name.v" ] || { $CC -g -o "$name.plain" "$D/$prog.c" 2>/dev/null &&
+        valgrind -q --tool=massif "$@" --massif-out-file="$name.v" "./$name.plain"; }
+    [ -f "$prog.trace" ] || { $CC $CFLAGS_T -DMTRACE=1 -include "$TOP/mtrace.h" \
+        -o "$prog.traced" "$D/$prog.c" 2>/dev/null &&
+        MTRACE="$TMP/$prog.trace" "./$prog.traced" 2>/dev/null; }
+    "$M2M" "$@" "$prog.trace" -o "$name.o"
+}
+if [ ! -f "$TOP/mtrace.h" ]; then
+    fail "live Massif comparisons need mtrace.h"
+else
+    # THE acceptance test: the manual's program, examples/example.c
+    $CC -g -o ex.plain "$TOP/examples/example.c" 2>/dev/null &&
+        valgrind -q --tool=massif --time-unit=B --massif-out-file=ex.v ./ex.plain
+    $CC $CFLAGS_T -DMTRACE=1 -include "$TOP/mtrace.h" -o ex.traced "$TOP/examples/example.c" 2>/dev/null
+    MTRACE="$TMP/ex.trace" ./ex.traced 2>/dev/null
+    "$M2M" --time-unit=B ex.trace -o ex.o
+    norm ex.v > ex.v.txt; norm ex.o > ex.o.txt
+    same "ACCEPTANCE: examples/example.c = valgrind --tool=massif --time-unit=B" ex.v.txt ex.o.txt
+    has "acceptance: 25 snapshots" ex.o.txt "Number of snapshots: 25"
+    has "acceptance: detailed [9, 14 (peak), 24]" ex.o.txt " Detailed snapshots: [9, 14 (peak), 24]"
+    has "acceptance: peak row" ex.o.txt " 14         20,184           20,184           20,000           184            0"
+    has "acceptance: first level at the peak" ex.o.txt "->39.64% (8,000B) 0xADDR: g (example.c:5)"
+
+    # realloc-heavy: moves, in-place growth and shrinks, realloc(NULL, n)
+    live realloc realloc --time-unit=B
+    norm realloc.v > a.txt; norm realloc.o > b.txt
+    same "realloc.c = live Massif" a.txt b.txt
+    # 6000 replacements: Massif culls its 100-slot array dozens of times
+    live churn churn --time-unit=B
+    norm churn.v > a.txt; norm churn.o > b.txt
+    same "churn.c (culling) = live Massif" a.txt b.txt
+    live churn10 churn --time-unit=B --max-snapshots=10 --detailed-freq=1
+    norm churn10.v > a.txt; norm churn10.o > b.txt
+    same "churn.c --max-snapshots=10 --detailed-freq=1 = live Massif" a.txt b.txt
+    live churnt churn --time-unit=B --threshold=0 --heap-admin=0
+    norm churnt.v > a.txt; norm churnt.o > b.txt
+    same "churn.c --threshold=0 --heap-admin=0 = live Massif" a.txt b.txt
+    live churnp churn --time-unit=B --peak-inaccuracy=0
+    norm churnp.v > a.txt; norm churnp.o > b.txt
+    same "churn.c --peak-inaccuracy=0 (every new peak) = live Massif" a.txt b.txt
+    # siblings around the 1% threshold, ties, the aggregate line
+    live sites sites --time-unit=B
+    norm sites.v > a.txt; norm sites.o > b.txt
+    same "sites.c (threshold aggregation, sort order) = live Massif" a.txt b.txt
+    has "aggregate line" sites.o "places, all below massif's threshold (1.00%)"
+    live sites10 sites --time-unit=B --threshold=10
+    norm sites10.v > a.txt; norm sites10.o > b.txt
+    same "sites.c --threshold=10 = live Massif" a.txt b.txt
+
+    # never frees: Massif has no peak; ours = Massif's + one peak at the end
+    live nofree nofree --time-unit=B
+    check "nofree: Massif has no peak" test "$(grep -c heap_tree=peak nofree.v)" = 0
+    check "nofree: ours has one" test "$(grep -c heap_tree=peak nofree.o)" = 1
+    n=$(grep -c '^snapshot=' nofree.o)
+    awk -v last="snapshot=$((n - 1))" '$0 == last { exit } { print }' nofree.o | sed '$d' > nofree.cut
+    norm nofree.v > a.txt; norm nofree.cut > b.txt
+    same "nofree.c: ours without its final peak = live Massif" a.txt b.txt
+    tail -n +$(grep -n "^snapshot=$((n - 1))\$" nofree.o | cut -d: -f1) nofree.o | head -5 > nofree.last
+    has "nofree: the peak is at the end" nofree.last "time=$(awk -F= '/^time=/ { t = $2 } END { print t }' nofree.o)"
+    # the true peak when Massif's 10% inaccuracy misses it
+    live churni churn --time-unit=B --peak-inaccuracy=10
+    vmax=$(awk -F= '/^mem_heap_B=/ { h = $2 } /^mem_heap_extra_B=/ { if (h + $2 > m) m = h + $2 } END { print m }' churni.o)
+    vpeak=$(awk -F= '/^mem_heap_B=/ { h = $2 } /^mem_heap_extra_B=/ { e = $2 } /^heap_tree=peak/ { print h + e }' churni.o)
+    mpeak=$(awk -F= '/^mem_heap_B=/ { h = $2 } /^mem_heap_extra_B=/ { e = $2 } /^heap_tree=peak/ { print h + e }' churni.v)
+    check "exact peak ($vpeak) = largest snapshot, Massif's is lower ($mpeak)" \
+        test "$vpeak" = "$vmax" -a "$mpeak" -lt "$vpeak"
+fi
+
+# --- 3. Basilisk traces, truncated traces, bad input ----------------------
+# Basilisk writes no MAXRSS without _GNU_SOURCE, and a different tail.
+cat > basilisk.trace <<'EOF'
+@ 1 mempool_alloc /home/u/basilisk/src/grid/mempool.h 52
++ 1 0 4096 4096
+@ 2 cache_append /home/u/basilisk/src/grid/tree.h 300
+> 2 1 4196 100
+< 2 2 4096 0
+> 2 3 4296 200
+- 1 4 200 0
+- 2 5 0 0
+load("`echo $BASILISK`/mtrace.plot")
+plot 'mtrace' u 3:($6-1.71e+07) w l t 'ru_maxrss - 1.71e+07',total("mtrace") w l t 'total'
+EOF
+"$M2M" basilisk.trace -o basilisk.out 2> basilisk.err
+check "Basilisk trace converts" test $? -eq 0 -a -s basilisk.out
+check "Basilisk trace: no warning" test ! -s basilisk.err
+has "Basilisk sites keep the file name only" basilisk.out "0x1: mempool_alloc (mempool.h:52)"
+
+# a crashed program: no tail, last line cut -> convert the rest, warn once
+head -c -9 "$D/example.trace" | head -n 20 > cut.trace
+printf '+ 3 20 1' >> cut.trace
+"$M2M" cut.trace -o cut.out 2> cut.err
+check "truncated trace converts (exit 0)" test $? -eq 0 -a -s cut.out
+check "one warning" test "$(wc -l < cut.err)" = 1
+has "the warning" cut.err "mtrace2massif: cut.trace:21: warning: trace is truncated (last line cut short); converting the 17 complete records"
+head -n 5 "$D/example.trace" > notail.trace
+"$M2M" notail.trace -o notail.out 2> notail.err
+has "no tail: warned" notail.err "warning: trace is truncated (no gnuplot tail)"
+: > empty.trace
+"$M2M" empty.trace -o empty.out 2> /dev/null
+check "empty trace: just the start-up snapshot" test "$(grep -c '^snapshot=' empty.out)" = 1
+
+# bad input: "mtrace2massif: FILE:LINE: what is wrong", exit 1, no output
+bad() {
+    local name=$1 msg=$2
+    printf "$3" > bad.trace
+    rm -f bad.out
+    "$M2M" bad.trace -o bad.out 2> bad.err
+    local rc=$?
+    if [ $rc -eq 1 ] && grep -qxF "mtrace2massif: bad.trace:$msg" bad.err && [ ! -e bad.out ]; then
+        pass "bad input: $name"
+    else
+        fail "bad input: $name (exit $rc)"; sed 's/^/     /' bad.err
+    fi
+}
+bad "undefined site" "1: site 1 used before its '@' record" '+ 1 0 10 10 1\n'
+bad "site out of order" "1: site 2 defined out of order (expected 1)" '@ 2 f f.c 1\n'
+bad "record number gap" "3: record number 2, expected 1" '@ 1 f f.c 1\n+ 1 0 10 10 1\n+ 1 2 20 20 1\n'
+bad "free without block" "2: '-' record: site 1 has no live block" '@ 1 f f.c 1\n- 1 0 0 0 1\n'
+bad "free more than live" "5: '-' record: frees 20 bytes but site 1 holds only 10" '@ 1 f f.c 1\n@ 2 g f.c 2\n+ 1 0 10 10 1\n+ 2 1 30 20 1\n- 1 2 10 0 1\n'
+bad "TOTAL goes up on free" "3: '-' record: TOTAL went up (10 -> 30)" '@ 1 f f.c 1\n+ 1 0 10 10 1\n- 1 1 30 0 1\n'
+bad "SITE disagrees" "2: SITE is 5 but the replay gives 10 for site 1" '@ 1 f f.c 1\n+ 1 0 10 5 1\n'
+bad "not a number" "2: TOTAL: expected one space after the number" '@ 1 f f.c 1\n+ 1 0 1x0 10 1\n'
+bad "no number" "2: SITE: expected a decimal number of at most 19 digits" '@ 1 f f.c 1\n+ 1 0 10 x 1\n'
+bad "two spaces" "2: ID: expected a decimal number of at most 19 digits" '@ 1 f f.c 1\n+  1 0 10 10 1\n'
+bad "huge number" "2: TOTAL: expected a decimal number of at most 19 digits" '@ 1 f f.c 1\n+ 1 0 99999999999999999999 1 1\n'
+bad "text in the middle" "2: not a trace record (only the last two lines may be other text)" '@ 1 f f.c 1\nhello\n+ 1 0 10 10 1\n'
+bad "three tail lines" "2: not a trace record (only the last two lines may be other text)" '@ 1 f f.c 1\na\nb\nc\n'
+bad "site record fields" "1: site record: expected '@ ID FUNC FILE LINE'" '@ 1 f f.c\n'
+bad "LINE not a number" "1: site record: LINE is not a decimal number" '@ 1 f f.c x1\n'
+"$M2M" /nonexistent.trace 2> nofile.err
+check "missing trace: exit 1" test $? -eq 1
+has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No such file or directory"
+"$M2M" --max-snapshots=5 x 2> opt.err
+check "option out of range: exit 2" test $? -eq 2
+has "option message" opt.err "mtrace2massif: --max-snapshots=5: expected an integer in 10..1000"
+"$M2M" --time-unit=ms x 2> opt.err
+has "no ms: traces have no timestamps" opt.err "traces carry no timestamps"
+"$M2M" --help > help.out
+check "--help: exit 0" test $? -eq 0
+has "--help names the options" help.out "--peak-inaccuracy"
+check "--version" sh -c "'$M2M' --version | grep -q '^mtrace2massif [0-9]'"
+for f in "$D"/fuzz-*.trace; do   # inputs that once crashed the fuzzer
+    [ -e "$f" ] || continue
+    "$M2M" "$f" -o fz.out 2>/dev/null
+    check "fuzz regression $(basename "$f") (no crash)" test $? -le 1
+done
+
+# --- 4. gnuplot: the script and the tracer's own tail, rendered -----------
+if [ -f "$TOP/mtrace.h" ] && [ -f churn.trace ]; then
+    "$M2M" --gnuplot=churn.gp churn.trace -o churn.g.out
+    has "script: inline data" churn.gp '$mtrace << EOD'
+    has "script: sites titled by function and place" churn.gp ': large (churn.c:'
+    has "script: axes in KiB" churn.gp 'set ylabel "memory (KiB)"'
+    gnuplot -e "set terminal pngcairo size 1000,600; set output 'churn.png'" churn.gp 2> gp.err
+    check "script renders to PNG" sh -c "test -s churn.png && ! test -s gp.err && head -c 4 churn.png | grep -q PNG"
+    gnuplot -e "set terminal svg size 1000,600; set output 'churn.svg'" churn.gp 2> gp.err
+    check "script renders to SVG" sh -c "test -s churn.svg && ! test -s gp.err && grep -q '<svg' churn.svg"
+    { echo "set terminal pngcairo size 1000,600; set output 'tail.png'"; tail -n 2 churn.trace; } | gnuplot 2> gp.err
+    check "the trace's two-line tail renders to PNG" sh -c "test -s tail.png && ! test -s gp.err"
+    { echo "set terminal svg; set output 'tail.svg'"; tail -n 2 churn.trace; } | gnuplot 2> gp.err
+    check "the trace's two-line tail renders to SVG" sh -c "test -s tail.svg && ! test -s gp.err"
+    [ -n "${KEEP_PNG:-}" ] && cp churn.png tail.png "$KEEP_PNG"/
+fi
+"$M2M" --time-unit=i --gnuplot=small.gp "$D/small.trace" -o /dev/null
+gnuplot -e "set terminal svg; set output 'small.svg'" small.gp 2> gp.err
+check "script with a '#' and spaces in a title renders" sh -c "test -s small.svg && ! test -s gp.err"
+has "x axis in records" small.gp 'set xlabel "time (trace records)"'
+
+# --- 5. the manual page -----------------------------------------------------
+MANWIDTH=80 man --warnings -l "$TOP/doc/mtrace2massif.1" > man.out 2> man.err
+check "man page renders without warnings" sh -c "test -s man.out && ! test -s man.err"
+
+finish
