@@ -40,6 +40,16 @@ examples/example: examples/example.c mtrace.h mtrace.c
 # --- end ms_print ---
 
 # --- mtrace2massif ---
+# `make fuzz-mtrace2massif [FUZZ_SECONDS=600]`: libFuzzer + ASan/UBSan (clang);
+# `make bench-mtrace2massif [BENCH_RECORDS=100000000]`: records/s, peak RSS.
+FUZZ_SECONDS ?= 600
+BENCH_RECORDS ?= 100000000
+fuzz-mtrace2massif:
+	fuzz/mtrace2massif.sh $(FUZZ_SECONDS)
+fuzz: fuzz-mtrace2massif
+bench-mtrace2massif: mtrace2massif
+	bench/mtrace2massif.sh $(BENCH_RECORDS)
+.PHONY: fuzz fuzz-mtrace2massif bench-mtrace2massif
 # --- end mtrace2massif ---
 
 install: all
