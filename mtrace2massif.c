@@ -1307,9 +1307,8 @@ static void desc_add(struct opts *o, const char *arg)
 
 int main(int argc, char **argv)
 {
-    struct conv *c = calloc(1, sizeof *c);
-    if (!c)
-        return 1;
+    static struct conv conv;    /* static: no cleanup needed on early exits */
+    struct conv *c = &conv;
     struct opts *o = &c->o;
     o->time_bytes = 1;
     o->max_snapshots = 100;
@@ -1384,7 +1383,9 @@ int main(int argc, char **argv)
     }
 
     struct input in = { .fd = -1 };
-    int is_stdin = !strcmp(trace, "-");
+    char *def = NULL, *tmp_name = NULL;
+    FILE *out = stdout, *gpf = NULL;
+    int rc = 1, is_stdin = !strcmp(trace, "-"), to_stdout = 0;
     c->name = is_stdin ? "stdin" : trace;
     if (is_stdin) {
         in.fd = 0;
@@ -1392,7 +1393,7 @@ int main(int argc, char **argv)
         in.fd = open(trace, O_RDONLY);
         if (in.fd < 0) {
             fprintf(stderr, "mtrace2massif: %s: %s\n", trace, strerror(errno));
-            return 1;
+            goto done;
         }
     }
     if (lseek(in.fd, 0, SEEK_CUR) < 0) {
@@ -1400,14 +1401,13 @@ int main(int argc, char **argv)
         in.spooling = 1;
         if (!in.spool) {
             fprintf(stderr, "mtrace2massif: cannot create a temporary file: %s\n", strerror(errno));
-            return 1;
+            goto done;
         }
     }
     in.rfd = in.fd;
     posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 
     /* default output: massif.out.NAME beside the trace */
-    char *def = NULL;
     if (!out_name) {
         const char *base = is_stdin ? "stdin" : trace;
         const char *slash = strrchr(base, '/');
@@ -1415,48 +1415,53 @@ int main(int argc, char **argv)
         const char *name = (!is_stdin && slash) ? slash + 1 : base;
         def = malloc(dirlen + strlen(name) + 16);
         if (!def)
-            return 1;
+            goto done;
         memcpy(def, base, dirlen);
         sprintf(def + dirlen, "massif.out.%s", name);
         out_name = def;
     }
     /* write to a temporary name and rename, so a failed conversion never
      * leaves a half-written or stale-looking Massif file */
-    int to_stdout = !strcmp(out_name, "-");
-    char *tmp_name = NULL;
-    FILE *out = stdout, *gpf = NULL;
+    to_stdout = !strcmp(out_name, "-");
     if (!to_stdout) {
-        tmp_name = malloc(strlen(out_name) + 16);
+        tmp_name = malloc(strlen(out_name) + 32);
         if (!tmp_name)
-            return 1;
+            goto done;
         sprintf(tmp_name, "%s.tmp%ld", out_name, (long)getpid());
         out = fopen(tmp_name, "w");
         if (!out) {
             fprintf(stderr, "mtrace2massif: %s: %s\n", out_name, strerror(errno));
-            return 1;
+            out = stdout;
+            free(tmp_name);
+            tmp_name = NULL;
+            goto done;
         }
     }
     if (o->gnuplot) {
         gpf = fopen(o->gnuplot, "w");
         if (!gpf) {
             fprintf(stderr, "mtrace2massif: %s: %s\n", o->gnuplot, strerror(errno));
-            if (tmp_name)
-                remove(tmp_name);
-            return 1;
+            goto done;
         }
     }
     static char obuf[1 << 16];
     setvbuf(out, obuf, _IOFBF, sizeof obuf);
-    int rc = convert(c, &in, out, gpf, trace, out_name);
+    rc = convert(c, &in, out, gpf, trace, out_name);
     if (fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "mtrace2massif: %s: write error\n", out_name);
         rc = 1;
     }
-    if (!to_stdout)
-        fclose(out);
-    if (gpf && fclose(gpf) != 0) {
+    if (gpf && fflush(gpf) != 0) {
         fprintf(stderr, "mtrace2massif: %s: write error\n", o->gnuplot);
         rc = 1;
+    }
+done:
+    if (out != stdout)
+        fclose(out);
+    if (gpf) {
+        fclose(gpf);
+        if (rc != 0)
+            remove(o->gnuplot);
     }
     if (tmp_name) {
         if (rc == 0 && rename(tmp_name, out_name) != 0) {
@@ -1466,8 +1471,6 @@ int main(int argc, char **argv)
         if (rc != 0)
             remove(tmp_name);
     }
-    if (rc != 0 && gpf)
-        remove(o->gnuplot);
     if (in.spool)
         fclose(in.spool);
     if (in.fd > 0)
@@ -1475,7 +1478,6 @@ int main(int argc, char **argv)
     free(in.buf);
     free(tmp_name);
     free(def);
-    free(c);
     return rc;
 }
 
