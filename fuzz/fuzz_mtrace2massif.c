@@ -1,5 +1,8 @@
-/* libFuzzer harness for mtrace2massif: the first byte picks the options,
- * the rest is the trace.  Besides the sanitizers' checks, every Massif file
+/* libFuzzer harness for mtrace2massif: the first byte picks the options;
+ * if the second byte is odd, the rest drives a generator of *valid* traces
+ * (so that mutations reach snapshots, culling, in-place shrinks and trees
+ * instead of stopping at the first inconsistent record), else the rest is
+ * the trace text itself.  Besides the sanitizers' checks, every Massif file
  * written is checked for the properties Massif's readers rely on: no '#'
  * except the snapshot separators, every tree node at most its snapshot's
  * total, the root equal to mem_heap_B, exactly the right number of child
@@ -51,6 +54,51 @@ static void check_output(const char *s, size_t n)
         abort();
 }
 
+/* A valid trace from bytes: each group of 3 bytes is one operation on a
+ * pool of 16 blocks from 6 sites, sizes small to a few MiB. */
+static char *generate(const uint8_t *d, size_t n, size_t *len)
+{
+    size_t cap = 256 + n * 40 + PAD, o = 0;
+    char *t = malloc(cap);
+    uint64_t total = 0, rec = 0, live[7] = { 0 }, sz[16] = { 0 };
+    int st[16] = { 0 }, defined = 0;
+    static const uint64_t scale[4] = { 1, 16, 1000, 100000 };
+    for (size_t i = 0; i + 3 <= n; i += 3) {
+        unsigned k = d[i] & 15, s = 1 + d[i + 1] % 6, op = d[i] >> 4;
+        uint64_t size = (uint64_t)d[i + 2] * scale[d[i + 1] >> 6];
+        while (defined < (int)s) {
+            defined++;
+            o += (size_t)sprintf(t + o, "@ %d fn%d%s dir/f%%23%d.c %d\n", defined, defined,
+                                 defined == 3 ? "%20x" : "", defined, defined * 7);
+        }
+        if (st[k] && op < 4) {                  /* realloc, in place or not */
+            total -= sz[k]; live[st[k]] -= sz[k];
+            o += (size_t)sprintf(t + o, "< %d %llu %llu %llu 100\n", st[k],
+                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[st[k]]);
+            sz[k] = op < 2 ? sz[k] / 2 : size;
+            st[k] = (int)s; total += sz[k]; live[s] += sz[k];
+            o += (size_t)sprintf(t + o, "> %u %llu %llu %llu 100\n", s,
+                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[s]);
+        } else if (st[k]) {                     /* free */
+            total -= sz[k]; live[st[k]] -= sz[k];
+            o += (size_t)sprintf(t + o, "- %d %llu %llu %llu 100\n", st[k],
+                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[st[k]]);
+            st[k] = 0;
+        } else {                                /* malloc */
+            sz[k] = size; st[k] = (int)s; total += size; live[s] += size;
+            o += (size_t)sprintf(t + o, "+ %u %llu %llu %llu %llu\n", s,
+                 (unsigned long long)rec, (unsigned long long)total,
+                 (unsigned long long)live[s], 100 + (unsigned long long)rec);
+            rec++;
+        }
+    }
+    if (n % 3 == 0)
+        o += (size_t)sprintf(t + o, "set title 'x'\nplot 'x' u 3:4\n");
+    memset(t + o, 0, PAD);
+    *len = o;
+    return t;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
@@ -69,10 +117,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c->o.quiet = 1;
     c->name = "fuzz";
     /* the parser reads up to PAD bytes past the end */
-    char *buf = malloc(size - 1 + PAD);
-    memcpy(buf, data + 1, size - 1);
-    memset(buf + size - 1, 0, PAD);
-    struct input in = { .fd = -1, .mem = buf, .memlen = size - 1 };
+    char *buf;
+    size_t len;
+    if (size >= 2 && (data[1] & 1)) {
+        buf = generate(data + 2, size - 2, &len);
+    } else {
+        len = size - 1;
+        buf = malloc(len + PAD);
+        memcpy(buf, data + 1, len);
+        memset(buf + len, 0, PAD);
+    }
+    struct input in = { .fd = -1, .mem = buf, .memlen = len };
     char *out = NULL;
     size_t outlen = 0;
     FILE *mf = open_memstream(&out, &outlen);
