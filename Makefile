@@ -37,6 +37,18 @@ examples/example: examples/example.c mtrace.h mtrace.c
 	$(CC) -g $(WARN) -DMTRACE=1 -include ./mtrace.h -o $@ examples/example.c
 
 # --- ms_print ---
+# `make fuzz-ms_print [FUZZ_SECONDS=600]`: libFuzzer + ASan/UBSan (clang);
+# `make bench-ms_print [BENCH_RUNS=3]`: ours vs /usr/bin/ms_print on a
+# >= 50 MB real Massif file (time ratio, peak RSS).
+FUZZ_SECONDS ?= 600
+BENCH_RUNS ?= 3
+fuzz-ms_print:
+	fuzz/ms_print.sh $(FUZZ_SECONDS)
+fuzz: fuzz-ms_print
+bench-ms_print:
+	bench/ms_print.sh $(BENCH_RUNS)
+bench: bench-ms_print
+.PHONY: fuzz fuzz-ms_print bench bench-ms_print
 # --- end ms_print ---
 
 # --- mtrace2massif ---
