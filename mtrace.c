@@ -468,16 +468,16 @@ static void mt_add(void *p, size_t size, unsigned site, int op)
         return;
     }
     b = mt_find((uintptr_t)p);
-    if (b->addr && !b->freed_by)
+    if (!b->addr)
+        mt.nlive++;
+    else if (b->freed_by)
+        mt.nfreed--, mt.nlive++;    /* the tombstone's address came back */
+    else
         mt_count('-', b->site, b->size);
-    if (b->addr)
-        mt_erase(b);
-    b = mt_find((uintptr_t)p);
     b->addr = (uintptr_t)p;
     b->size = size;
     b->site = site;
     b->freed_by = 0;
-    mt.nlive++;
     mt_count(op, site, size);
 }
 

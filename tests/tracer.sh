@@ -7,6 +7,9 @@ CC=${CC:-cc}
 CFLAGS_T=${TEST_CFLAGS:--g -O1}
 WARN="-Wall -Wextra"
 case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
+# Under AddressSanitizer mtrace does not define malloc and free itself (ASan's
+# must stay the program's), so what needs them is checked in normal builds only.
+export ASAN_OPTIONS=allocator_may_return_null=1
 
 # build NAME LEVEL [flags...]: tests/tracer/NAME.c traced at LEVEL -> $TMP/NAME
 build() {
@@ -86,10 +89,12 @@ fi
 
 # --- memory the tracer never saw
 build foreign 1 && run foreign
-check "foreign frees: exit status 0" rc foreign 0
-has "foreign frees: no leaks" "$TMP/foreign.err" "*** MTRACE: No memory leaks"
-hasnt "foreign frees: no error" "$TMP/foreign.err" "error"
-[ -z "$ASAN" ] && has "foreign frees: a freed address came back from libc" "$TMP/foreign.out" "reused yes"
+if [ -z "$ASAN" ]; then
+    check "foreign frees: exit status 0" rc foreign 0
+    has "foreign frees: no leaks" "$TMP/foreign.err" "*** MTRACE: No memory leaks"
+    hasnt "foreign frees: no error" "$TMP/foreign.err" "error"
+    has "foreign frees: a freed address came back from libc" "$TMP/foreign.out" "reused yes"
+fi
 check "foreign frees: trace replays" replay foreign
 
 # --- realloc and friends: results as libc gives them, records as they happened
@@ -103,6 +108,17 @@ check "edges: no leaks" rc edges 0
 build threads 1 && run threads
 check "threads: trace replays" replay threads
 has "threads: all 160000 records" "$TMP/threads.replay" "replay: 160000 records, total 0"
+
+build omp 1 -fopenmp && OMP_NUM_THREADS=4 run omp
+check "openmp: trace replays" replay omp
+has "openmp: all 80000 records" "$TMP/omp.replay" "replay: 80000 records, total 0"
+
+# --- MPI ranks: rank r > 0 appends -r to the name, rank 0 keeps it
+build pm 1
+OMPI_COMM_WORLD_RANK=2 run pm
+check "rank 2 writes NAME-2" test -s "$TMP/pm.trace-2" -a ! -e "$TMP/pm.trace"
+PMI_RANK=0 run pm
+check "rank 0 writes NAME" test -s "$TMP/pm.trace"
 
 # --- killed by a signal: complete up to the last operation, same death
 build killed 1
