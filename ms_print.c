@@ -556,7 +556,7 @@ static void out_flush(struct ctx *c)
 
 static void out(struct ctx *c, const char *s, size_t n)
 {
-    if (!c->out)
+    if (!c->out || n == 0)      /* n == 0 may come with s == NULL */
         return;
     if (n > sizeof c->obuf - c->olen) {
         out_flush(c);

@@ -13,7 +13,7 @@
 # tests/ms_print/regen.sh rebuilds the goldens.
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/ms_print
-MSP=$TOP/ms_print
+MSP=${MS_PRINT:-$TOP/ms_print}   # MS_PRINT=path tests another build
 PERL=/usr/bin/ms_print
 . "$D/optsets.sh"
 
