@@ -136,6 +136,18 @@ else
         test "$vpeak" = "$vmax" -a "$mpeak" -lt "$vpeak"
 fi
 
+# every file we wrote above reads the same in Valgrind's ms_print and ours
+if [ -x "$TOP/ms_print" ]; then
+    n=0; bad=
+    for f in *.o small.out example.out; do
+        [ -f "$f" ] || continue
+        n=$((n + 1))
+        /usr/bin/ms_print "$f" > a.ms 2>&1; "$TOP/ms_print" "$f" > b.ms 2>&1
+        cmp -s a.ms b.ms || bad="$bad $f"
+    done
+    check "$n files: /usr/bin/ms_print and our ms_print print the same${bad:+ (not:$bad)}" test -z "$bad"
+fi
+
 # --- 3. Basilisk traces, truncated traces, bad input ----------------------
 # Basilisk writes no MAXRSS without _GNU_SOURCE, and a different tail.
 cat > basilisk.trace <<'EOF'
