@@ -312,7 +312,7 @@ static unsigned long mt_site_hash(const char *func, const char *file, int line)
 
 static int mt_grow_sites(void)
 {
-    unsigned i, n = mt.maxsites ? mt.maxsites * 2 : 1024;
+    unsigned i, n = mt.maxsites ? mt.maxsites * 2 : 128;
     unsigned nhash = n * 2, mask = nhash - 1;
     struct mt_site *sites = (struct mt_site *)mt_pages(n * sizeof *sites);
     unsigned *hash = (unsigned *)mt_pages(nhash * sizeof *hash);
@@ -414,7 +414,7 @@ static int mt_make_room(void)
     if ((mt.nlive + mt.nfreed + 1) * 4 < n * 3)
         return 1;
     if (!n)
-        cap = 4096;
+        cap = 256;
     else if (keep_freed || mt.nlive * 2 > n)
         cap = n * 2;
     mt.blocks = (struct mt_block *)mt_pages(cap * sizeof *mt.blocks);
@@ -631,6 +631,8 @@ static void mt_init(void)
     mt.keep_going = mt_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mt_getenv("MTRACE_DOUBLE_FREE"), "continue");
     if (MTRACE_LEVEL == 1)
         mt_open_trace();
+    if (pmtrace.fd >= 0)
+        pmtrace.overhead += sizeof mt.buf;
     pmtrace.startrss = pmtrace.maxrss = mt_rss();
     on_exit(mt_on_exit, 0);
     mt_atfork(mt_fork_prepare, mt_fork_parent, mt_fork_child);

@@ -171,6 +171,15 @@ check "atexit: a leak makes it 1" rc atexit 1
 has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:15: error: 7 bytes leaked here"
 check "atexit: buffered stdout kept" test "$(cat "$TMP/atexit.out")" = "no newline at the end"
 
+# --- exit while other threads allocate
+build exitrace 1
+for i in 1 2 3; do
+    MTRACE="$TMP/exitrace.trace" timeout 20 "$TMP/exitrace" 2> "$TMP/exitrace.err"; echo $? > "$TMP/exitrace.rc"
+    check "exit during allocations ($i): exits by itself" sh -c "[ $(cat "$TMP/exitrace.rc") -le 1 ]"
+    check "exit during allocations ($i): one report" test "$(grep -c 'max traced memory' "$TMP/exitrace.err")" = 1
+    check "exit during allocations ($i): trace replays, tail last" replay exitrace
+done
+
 # --- fork: one report, the parent's records only
 build forked 1 && run forked
 check "fork: one report" test "$(grep -c 'max traced memory' "$TMP/forked.err")" = 1
