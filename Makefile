@@ -64,6 +64,9 @@ bench-mtrace2massif: mtrace2massif
 .PHONY: fuzz fuzz-mtrace2massif bench-mtrace2massif
 # --- end mtrace2massif ---
 
+# --- bench ---
+# --- end bench ---
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include
 	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(PREFIX)/include/
