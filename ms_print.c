@@ -62,7 +62,10 @@ typedef struct {
     unsigned char neg;   /* PN_INT: negative (then 1 <= u <= 2^63) */
 } pnum;
 
+#define TWO53 9007199254740992.0
 #define TWO63 9223372036854775808.0
+#define TWO64 18446744073709551616.0
+
 /* No libm: the Makefile's generic rule links without -lm. */
 static double dabs(double d)
 {
@@ -76,9 +79,6 @@ static int integral(double d)
         return d == d && d - d == 0;    /* not NaN, not infinite */
     return (double)(int64_t)d == d;
 }
-
-#define TWO64 18446744073709551616.0
-#define TWO53 9007199254740992.0
 
 static pnum pn_int(int neg, uint64_t u)
 {
@@ -776,11 +776,12 @@ static void read_header(struct ctx *c)
 static size_t key_line(struct ctx *c, int have, const char *key)
 {
     size_t k = strlen(key);
-    char what[40];
-    snprintf(what, sizeof what, "\"%s\" line", key);
     if (!have || c->lnlen < k + 1 || memcmp(c->ln, key, k) != 0 ||
-        c->ln[k] != '=')
+        c->ln[k] != '=') {
+        char what[40];
+        snprintf(what, sizeof what, "\"%s\" line", key);
         fail_got(c, what, have);
+    }
     return c->lnlen - k - 1;
 }
 
@@ -1072,7 +1073,11 @@ static void gap(struct ctx *c, pnum prevx, pnum x, int row, char ch,
     if (a < 0) {
         if (a + *size < 0)
             fail_at(c, "a snapshot's time puts it before the graph's start");
-        int64_t stop = b < 0 ? b : 0;
+        /* only columns that map into 0..gx can be seen; the others need
+         * no visit (there may be billions of them) */
+        int64_t stop = b < 0 ? b : 0, vis = c->gx - *size + 1;
+        if (stop > vis)
+            stop = vis;
         for (int64_t i = a; i < stop; i++) {
             char *p = cell(c, i, row, size);
             if (!p)
@@ -1118,7 +1123,6 @@ static void label(pnum v, int kind, char *lab, size_t cap,
             }
         }
     }
-    /* format into lab via a temporary output redirect */
     double d = pn_d(s);
     if (pn_cmp(v, thousand) == -1) {
         double dv = pn_d(v);
