@@ -61,7 +61,15 @@ fuzz-mtrace2massif:
 fuzz: fuzz-mtrace2massif
 bench-mtrace2massif: mtrace2massif
 	bench/mtrace2massif.sh $(BENCH_RECORDS)
-.PHONY: fuzz fuzz-mtrace2massif bench-mtrace2massif
+# the manual page goes with the binary
+install: install-mtrace2massif-man
+install-mtrace2massif-man:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 doc/mtrace2massif.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+uninstall: uninstall-mtrace2massif-man
+uninstall-mtrace2massif-man:
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/mtrace2massif.1
+.PHONY: fuzz fuzz-mtrace2massif bench-mtrace2massif install-mtrace2massif-man uninstall-mtrace2massif-man
 # --- end mtrace2massif ---
 
 # --- bench ---
