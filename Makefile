@@ -48,7 +48,16 @@ fuzz: fuzz-ms_print
 bench-ms_print:
 	bench/ms_print.sh $(BENCH_RUNS)
 bench: bench-ms_print
-.PHONY: fuzz fuzz-ms_print bench bench-ms_print
+# the man page goes with the program
+MANDIR ?= $(PREFIX)/share/man
+install: install-ms_print-man
+install-ms_print-man:
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 644 doc/ms_print.1 $(DESTDIR)$(MANDIR)/man1/
+uninstall: uninstall-ms_print-man
+uninstall-ms_print-man:
+	rm -f $(DESTDIR)$(MANDIR)/man1/ms_print.1
+.PHONY: fuzz fuzz-ms_print bench bench-ms_print install-ms_print-man uninstall-ms_print-man
 # --- end ms_print ---
 
 # --- mtrace2massif ---
