@@ -142,17 +142,39 @@ printf 'cmd: x\ntime_unit: B\nsnapshot=0\n' | "$MSP" /dev/stdin > "$TMP/out" 2> 
 one_error "pipe input: truncated" /dev/stdin $?
 check "pipe input: truncated: empty stdout" test ! -s "$TMP/out"
 
-# A 20000-deep tree and a very long line: no recursion limit, no line limit.
+# A 20000-deep tree and a 400 kB line: no recursion limit, no line limit.
 {
     printf 'desc: (none)\ncmd: ./deep\ntime_unit: i\nsnapshot=0\ntime=0\n'
     printf 'mem_heap_B=4096\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=peak\n'
     awk 'BEGIN { for (i = 0; i < 20000; i++) printf "n1: 4096 0x%X: f%d (d.c:%d)\n", i, i, i;
-                 printf "n0: 4096 "; for (i = 0; i < 20000; i++) printf "long_name_"; printf "\n" }'
+                 printf "n0: 4096 "; for (i = 0; i < 40000; i++) printf "long_name_"; printf "\n" }'
 } > "$TMP/deep.massif.out"
 "$MSP" --threshold=0 "$TMP/deep.massif.out" > "$TMP/out" 2> "$TMP/err"
 check "deep tree: exit 0" test $? -eq 0
 "$PERL" --threshold=0 "$TMP/deep.massif.out" > "$TMP/pout" 2> /dev/null
 same "deep tree: same as the original" "$TMP/pout" "$TMP/out"
+
+# Streaming: memory does not grow with the file.  A 40 MB file (2000
+# snapshots of a 300-node tree) must not cost 8 MB more than a tiny one.
+awk 'BEGIN {
+    print "desc: (none)"; print "cmd: ./big"; print "time_unit: B"
+    for (s = 0; s < 2000; s++) {
+        printf "snapshot=%d\ntime=%d\nmem_heap_B=300000\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=detailed\n", s, s * 100
+        print "n300: 300000 (heap allocation functions) malloc/new/new[], --alloc-fns, etc."
+        for (i = 0; i < 300; i++)
+            printf " n0: 1000 0x%X: function_number_%d_with_a_long_name (some/source/file_%d.c:%d)\n", 4096 + i, i, i, i
+    }
+}' > "$TMP/big.massif.out"
+rss() { /usr/bin/time -f %M "$MSP" "$@" 2>&1 >/dev/null | tail -1; }
+small=$(rss hand/single.massif.out)
+big=$(rss "$TMP/big.massif.out")
+size=$(stat -c %s "$TMP/big.massif.out")
+if [ -n "$small" ] && [ -n "$big" ] && [ $((big - small)) -lt 8192 ] && [ "$size" -gt 40000000 ]; then
+    pass "streaming: peak RSS ${big} kB on $((size / 1000000)) MB (${small} kB on a tiny file)"
+else
+    fail "streaming: peak RSS ${big} kB on $((size / 1000000)) MB, ${small} kB on a tiny file"
+fi
+rm -f "$TMP/big.massif.out"
 
 # Inputs found by fuzzing and by differential testing (fuzz/NAME.massif.out,
 # options in NAME.args): never crash or hang; where the original finishes,
