@@ -14,14 +14,17 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #define MTRACE_API __attribute__((weak))
 #define MT_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
 
 MT_LIBC(long, mt_write, (int, const void *, size_t), write);
 MT_LIBC(int, mt_close, (int), close);
+MT_LIBC(int, mt_ftruncate, (int, long), ftruncate);
 MT_LIBC(int, mt_getpid, (void), getpid);
 MT_LIBC(char *, mt_getcwd, (char *, size_t), getcwd);
 MT_LIBC(void, mt_exit_now, (int), _exit);
@@ -96,6 +99,10 @@ struct mt_site {
 struct mt_state {
     int lock, state, interposed, child, trace_broken, incomplete, exit_status;
     int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
+    int forked;                 /* this process has forked: name it */
+    int nofollow;               /* the trace name is the default one */
+    long rank;                  /* MPI rank, -1 outside MPI */
+    unsigned long dev, ino;     /* the trace file, to check our descriptor */
     int pid;
     struct mt_block *blocks;    /* open addressing, linear probing */
     size_t nblocks, nlive, nfreed;
@@ -185,26 +192,25 @@ static char *mt_put_u(char *o, size_t v)
 
 /* ---- the trace file ---- */
 
+static int mt_fd_ok(void);
+static void mt_warn(const char *what, const char *path, int err);
+
 /* Writes the committed part of the buffer.  A signal handler may run this
    between two records of the interrupted thread: `len` only ever covers
    complete records, and `flushed` says what is already out. */
 static void mt_flush(void)
 {
     int fd = pmtrace.fd;
+    if (fd >= 0 && mt.flushed < mt.len && !mt_fd_ok())
+        fd = -1;
     while (fd >= 0 && mt.flushed < mt.len) {
         size_t from = mt.flushed;
         long w = mt_write(fd, mt.buf + from, mt.len - from);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            int e = errno;
-            mt_say("*** MTRACE: cannot write the trace file ");
-            mt_say(mt.path);
-            mt_say(": ");
-            mt_say(w < 0 ? strerror(e) : "nothing written");
-            mt_say(": tracing goes on without it\n");
+            mt_warn("cannot write the trace file ", mt.path, w < 0 ? errno : ENOSPC);
             pmtrace.fd = -1;
-            mt.trace_broken = 1;
             mt_close(fd);
             break;
         }
@@ -545,21 +551,6 @@ static void mt_catch_signals(void)
     }
 }
 
-/* fork: the child must not write the parent's buffered records nor its
-   report; it stops tracing and only forwards to the C library. */
-static void mt_fork_prepare(void) { mt_lock(); }
-static void mt_fork_parent(void) { mt_unlock(); }
-static void mt_fork_child(void)
-{
-    mt.len = mt.flushed = 0;
-    if (pmtrace.fd >= 0)
-        mt_close(pmtrace.fd);
-    pmtrace.fd = -1;
-    mt.child = 1;
-    mt.state = MT_DONE;
-    mt_unlock();
-}
-
 /* The MPI rank from the launcher's environment, -1 outside MPI. */
 static long mt_mpi_rank(void)
 {
@@ -574,42 +565,180 @@ static long mt_mpi_rank(void)
     return -1;
 }
 
-/* mt.path: $MTRACE or "mtrace", made absolute (the gnuplot lines must
-   work from any directory), plus "-r" for MPI rank r > 0. */
+/* Appends s to the path being built, within its bounds. */
+static char *mt_append(char *o, const char *s, size_t n)
+{
+    char *end = mt.path + sizeof mt.path - 32;
+    while (n-- > 0 && *s && o < end)
+        *o++ = *s++;
+    return o;
+}
+
+/* mt.path: $MTRACE or "mtrace", with %p the pid and %q{VAR} the value of
+   $VAR (as Massif's --massif-out-file), made absolute (the gnuplot lines
+   must work from any directory), plus "-r" for MPI rank r > 0, plus
+   ".PID" for a forked child whose name has no %p. */
 static void mt_set_path(void)
 {
-    const char *name = mt_getenv("MTRACE");
-    char *o = mt.path, *end = mt.path + sizeof mt.path - 24;
-    long rank = mt_mpi_rank();
-    if (!name || !*name)
+    const char *name = mt_getenv("MTRACE"), *v, *close;
+    char *o = mt.path, var[256];
+    int has_pid = 0;
+    mt.nofollow = !name || !*name;
+    if (mt.nofollow)
         name = "mtrace";
-    if (name[0] != '/' && mt_getcwd(mt.path, sizeof mt.path - 32)) {
+    if (name[0] != '/' && mt_getcwd(mt.path, sizeof mt.path - 64)) {
         o += strlen(mt.path);
         if (o > mt.path + 1)
             *o++ = '/';
     }
-    while (*name && o < end)
-        *o++ = *name++;
-    if (rank > 0) {
+    for (; *name; name++) {
+        if (name[0] == '%' && name[1] == 'p') {
+            o = mt_put_u(o, (size_t)mt.pid);
+            has_pid = 1;
+            name++;
+        } else if (name[0] == '%' && name[1] == 'q' && name[2] == '{'
+                   && (close = strchr(name, '}')) && close - name - 3 < (long)sizeof var) {
+            memcpy(var, name + 3, (size_t)(close - name - 3));
+            var[close - name - 3] = 0;
+            if ((v = mt_getenv(var)))
+                o = mt_append(o, v, strlen(v));
+            name = close;
+        } else
+            o = mt_append(o, name, 1);
+    }
+    if (mt.rank > 0) {
         *o++ = '-';
-        o = mt_put_u(o, (size_t)rank);
+        o = mt_put_u(o, (size_t)mt.rank);
+    }
+    if (mt.child && !has_pid) {
+        *o++ = '.';
+        o = mt_put_u(o, (size_t)mt.pid);
     }
     *o = 0;
 }
 
+static void mt_warn(const char *what, const char *path, int err)
+{
+    mt_say("*** MTRACE: ");
+    mt_say(what);
+    mt_say(path);
+    mt_say(": ");
+    mt_say(strerror(err));
+    mt_say(": no trace, summary only\n");
+    mt.trace_broken = 1;
+}
+
+/* Moves the descriptor out of the program's way (a high number, close on
+   exec) and remembers which file it is, so that a program that closes
+   all its descriptors or dup2()s over ours is noticed before a write. */
+static int mt_keep_fd(int fd)
+{
+    struct stat st;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        mt_close(fd);
+        fd = high;
+    }
+    if (fstat(fd, &st) == 0) {
+        mt.dev = st.st_dev;
+        mt.ino = st.st_ino;
+    }
+    return fd;
+}
+
+/* Opens the trace.  The file is locked while this process writes it: a
+   program started by this one (system(), exec after fork) that traces
+   under the same name finds the lock and writes NAME.PID instead of
+   truncating our trace.  The default name is never followed through a
+   symbolic link; a name the user gave is. */
 static void mt_open_trace(void)
 {
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mt.nofollow ? O_NOFOLLOW : 0);
+    int fd, tries;
     mt_set_path();
     pmtrace.fname = mt.path;
-    pmtrace.fd = open(mt.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (pmtrace.fd < 0) {
-        mt_say("*** MTRACE: cannot open the trace file ");
-        mt_say(mt.path);
-        mt_say(": ");
-        mt_say(strerror(errno));
-        mt_say(": summary only\n");
-        mt.trace_broken = 1;
+    for (tries = 0; tries < 2; tries++) {
+        fd = open(mt.path, flags, 0666);
+        if (fd < 0) {
+            mt_warn("cannot open the trace file ", mt.path, errno);
+            return;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            break;
+        mt_close(fd);
+        fd = -1;
+        if (!tries) {
+            char *o = mt.path + strlen(mt.path);
+            *o++ = '.';
+            *mt_put_u(o, (size_t)mt.pid) = 0;
+        }
     }
+    if (fd < 0) {
+        mt_warn("trace file in use: ", mt.path, EBUSY);
+        return;
+    }
+    if (mt_ftruncate(fd, 0) != 0) {
+        mt_warn("cannot truncate the trace file ", mt.path, errno);
+        mt_close(fd);
+        return;
+    }
+    pmtrace.fd = mt_keep_fd(fd);
+}
+
+/* Before each write: is our descriptor still our file?  If the program
+   closed it or put another file under its number, reopen ours in append
+   mode; if the file itself is gone, stop tracing with one warning. */
+static int mt_fd_ok(void)
+{
+    struct stat st;
+    int fd;
+    if (fstat(pmtrace.fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino)
+        return 1;
+    fd = open(mt.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino) {
+        pmtrace.fd = mt_keep_fd(fd);
+        return 1;
+    }
+    if (fd >= 0)
+        mt_close(fd);
+    pmtrace.fd = -1;
+    mt_warn("lost the trace file ", mt.path, fd >= 0 ? ESTALE : errno);
+    return 0;
+}
+
+/* fork: the child must not write the parent's buffered records.  It
+   traces what it does itself, from zero: its own file (see mt_set_path),
+   its own totals and leaks; the blocks it inherited are not its own
+   (freeing them is silent, they are never its leaks). */
+static void mt_fork_prepare(void) { mt_lock(); }
+static void mt_fork_parent(void)
+{
+    mt.forked = 1;
+    mt_unlock();
+}
+static void mt_fork_child(void)
+{
+    unsigned i;
+    mt.len = mt.flushed = 0;
+    mt.pid = mt_getpid();
+    mt.child = 1;
+    mt.forked = 0;
+    memset(mt.blocks, 0, mt.nblocks * sizeof *mt.blocks);
+    mt.nlive = mt.nfreed = 0;
+    for (i = 1; i < mt.nsites; i++) {
+        mt.sites[i].id = 0;
+        mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = 0;
+    }
+    mt.nids = 0;
+    mt.double_frees = 0;
+    pmtrace.total = pmtrace.max = pmtrace.nr = 0;
+    pmtrace.maxoverhead = pmtrace.overhead;
+    if (pmtrace.fd >= 0) {
+        mt_close(pmtrace.fd);
+        pmtrace.fd = -1;
+        mt_open_trace();
+    }
+    mt_unlock();
 }
 
 /* Runs once, from the first traced call or from the constructor, whichever
@@ -629,6 +758,7 @@ static void mt_init(void)
     }
     mt.pid = mt_getpid();
     mt.keep_going = mt_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mt_getenv("MTRACE_DOUBLE_FREE"), "continue");
+    mt.rank = mt_mpi_rank();
     if (MTRACE_LEVEL == 1)
         mt_open_trace();
     if (pmtrace.fd >= 0)
@@ -800,51 +930,67 @@ static void mt_put_gnuplot(void)
 }
 
 /* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
-   in one go so that several processes do not interleave mid-line. */
+   in one go so that several processes do not interleave mid-line.  When
+   there are several processes (MPI ranks, fork) each line says whose it
+   is: a prefix on summary lines, a suffix on the leak errors, which keep
+   the "file:line: error:" form that editors and CI read. */
 static int mt_report(void)
 {
-    size_t cap = 4096 + (size_t)(mt.nsites + MT_ROWS) * 300, leaks = 0;
+    size_t cap = 8192 + (size_t)MT_ROWS * (2 * MT_NAMEMAX + 64), leaks = 0;
     char *out = (char *)mt_pages(cap), *o = out, *end = out + cap - 1;
+    char who[64] = "", tag[64] = "";
     unsigned i, *order;
     if (!out)
         return 0;
+    if (mt.rank >= 0) {
+        snprintf(who, sizeof who, "[rank %ld] ", mt.rank);
+        snprintf(tag, sizeof tag, " (rank %ld)", mt.rank);
+    } else if (mt.child || mt.forked) {
+        snprintf(who, sizeof who, "[pid %d] ", mt.pid);
+        snprintf(tag, sizeof tag, " (pid %d)", mt.pid);
+    }
+#define MT_OUT(...) (o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
     if (MTRACE_LEVEL <= 2) {
-        o += snprintf(o, (size_t)(end - o), "*** MTRACE: max resident  set size: %10lu bytes\n"
-                      "*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
-                      (unsigned long)pmtrace.maxrss, (unsigned long)pmtrace.max,
-                      pmtrace.max ? 100.0 * (double)pmtrace.maxoverhead / (double)pmtrace.max : 0.0);
+        MT_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)pmtrace.maxrss);
+        MT_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
+               who, (unsigned long)pmtrace.max,
+               pmtrace.max ? 100.0 * (double)pmtrace.maxoverhead / (double)pmtrace.max : 0.0);
         order = mt_sorted_sites(mt_by_peak);
         if (order && mt.nsorted) {
-            o += snprintf(o, (size_t)(end - o), " max bytes                function   file\n");
+            MT_OUT("%s max bytes                function   file\n", who);
             for (i = 0; i < mt.nsorted && i < MT_ROWS; i++) {
                 struct mt_site *s = &mt.sites[order[i]];
-                o += snprintf(o, (size_t)(end - o), "%10lu    %20s   %s:%d\n",
-                              (unsigned long)s->peak, s->func, s->file, s->line);
+                MT_OUT("%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)s->peak,
+                       MT_NAMEMAX, s->func, MT_NAMEMAX, s->file, s->line);
             }
             if (mt.nsorted > MT_ROWS)
-                o += snprintf(o, (size_t)(end - o), "       ...   (%u more sites)\n",
-                              mt.nsorted - MT_ROWS);
+                MT_OUT("%s       ...   (%u more sites)\n", who, mt.nsorted - MT_ROWS);
         }
         mt_unpages(order, mt.maxsites * sizeof *order);
         if (mt.incomplete)
-            o += snprintf(o, (size_t)(end - o), "*** MTRACE: the tracer ran out of memory: figures are incomplete\n");
+            MT_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
         if (MTRACE_LEVEL == 1 && !mt.trace_broken)
-            o += snprintf(o, (size_t)(end - o), "*** MTRACE: To get a graph use: tail -n 2 %s | gnuplot -persist\n", mt.path);
+            MT_OUT("%s*** MTRACE: To get a graph use: tail -n 2 %s | gnuplot -persist\n", who, mt.path);
     }
     order = mt_sorted_sites(mt_by_live);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
         struct mt_site *s = &mt.sites[order[i]];
-        o += snprintf(o, (size_t)(end - o), "%s:%d: error: %lu bytes leaked here\n",
-                      s->file, s->line, (unsigned long)s->live);
+        if (o + 2 * MT_NAMEMAX + 128 >= end) {      /* flush a long leak list */
+            mt_write_all(2, out, (size_t)(o - out));
+            o = out;
+        }
+        MT_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MT_NAMEMAX, s->file, s->line,
+               (unsigned long)s->live, tag);
         leaks++;
     }
     mt_unpages(order, mt.maxsites * sizeof *order);
     if (mt.double_frees)
-        o += snprintf(o, (size_t)(end - o), "*** MTRACE: %lu double free%s ignored\n",
-                      (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
+        MT_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
+               (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
     else if (!leaks && MTRACE_LEVEL <= 2)
-        o += snprintf(o, (size_t)(end - o), "*** MTRACE: No memory leaks\n");
-    mt_write_all(2, out, (size_t)((o < end ? o : end) - out));
+        MT_OUT("%s*** MTRACE: No memory leaks\n", who);
+#undef MT_OUT
+    mt_write_all(2, out, (size_t)(o - out));
     mt_unpages(out, cap);
     return leaks || mt.double_frees;
 }

@@ -180,12 +180,35 @@ for i in 1 2 3; do
     check "exit during allocations ($i): trace replays, tail last" replay exitrace
 done
 
-# --- fork: one report, the parent's records only
+# --- fork: both trace; the child writes NAME.PID and reports with its pid
 build forked 1 && run forked
-check "fork: one report" test "$(grep -c 'max traced memory' "$TMP/forked.err")" = 1
-hasnt "fork: child's leak not reported" "$TMP/forked.err" "555"
+child=$(sed -n 's/^child \([0-9]*\) exited .*/\1/p' "$TMP/forked.out")
+has "fork: the child's leak makes its status 1" "$TMP/forked.out" "exited 1"
+check "fork: two reports" test "$(grep -c 'max traced memory' "$TMP/forked.err")" = 2
+has "fork: the child's report carries its pid" "$TMP/forked.err" "[pid $child] *** MTRACE: max traced memory size:        555 bytes"
+has "fork: the child's leak, tagged" "$TMP/forked.err" "forked.c:19: error: 555 bytes leaked here (pid $child)"
+has "fork: the parent has no leak" "$TMP/forked.err" "] *** MTRACE: No memory leaks"
 check "fork: parent's trace replays" replay forked
-has "fork: child exits 0" "$TMP/forked.out" "child exited 0"
+has "fork: parent's trace holds its 2 records only" "$TMP/forked.replay" "replay: 2 records, total 0"
+cp "$TMP/forked.trace.$child" "$TMP/forkchild.trace"
+check "fork: child's trace NAME.PID replays" replay forkchild
+has "fork: child's trace holds its 1 record" "$TMP/forkchild.replay" "replay: 1 records, total 555"
+
+# --- posix_spawn and system() of a traced program under the same MTRACE
+build spawner 1 && build pm 1
+MTRACE="$TMP/spawn.trace" "$TMP/spawner" "$TMP/pm" > "$TMP/spawn.out" 2> "$TMP/spawn.err"
+has "spawn: the spawned program runs" "$TMP/spawn.out" "spawned exited 0"
+has "spawn: system() runs" "$TMP/spawn.out" "system exited 0"
+check "spawn: the parent's trace is intact" sh -c "awk -f replay.awk '$TMP/spawn.trace' | grep -qx 'replay: 2 records, total 0'"
+check "spawn: each spawned program wrote NAME.PID" test "$(ls "$TMP"/spawn.trace.* | wc -l)" = 2
+for t in "$TMP"/spawn.trace.*; do
+    check "spawn: $(basename "$t") replays" sh -c "awk -f replay.awk '$t' | grep -qx 'replay: 4 records, total 0'"
+done
+
+# --- %p and %q{VAR} in MTRACE
+build pm 1
+MTRACE="$TMP/pq-%q{PQ_TAG}-%p.trace" PQ_TAG=tagged "$TMP/pm" > /dev/null 2> "$TMP/pq.err"
+check "MTRACE=NAME-%q{VAR}-%p: expanded" sh -c "ls '$TMP' | grep -qE '^pq-tagged-[0-9]+\.trace$'"
 
 # --- pmtrace
 build pm 1 && run pm

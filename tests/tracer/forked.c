@@ -1,9 +1,12 @@
-/* fork: the child's allocations and exit neither write into the parent's
-   trace nor print a second report. */
+/* fork: parent and child both trace.  The child writes its own file
+   (NAME.PID), starts from zero (the parent's blocks are not its own) and
+   prints its own report, tagged with its pid; its leak makes its status 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+void *sink;
 
 int main(void)
 {
@@ -13,13 +16,12 @@ int main(void)
     fflush(stdout);
     pid = fork();
     if (pid == 0) {
-        void *q = malloc(555);              /* child: leaked, unreported */
-        (void)q;
-        free(p);
+        sink = malloc(555);                 /* line 19: the child's leak */
+        free(p);                            /* inherited: silent */
         exit(0);
     }
     waitpid(pid, &status, 0);
     free(p);
-    printf("child exited %d\n", WEXITSTATUS(status));
+    printf("child %d exited %d\n", (int)pid, WEXITSTATUS(status));
     return 0;
 }
