@@ -171,7 +171,10 @@ static void fail(struct conv *c, const char *fmt, ...)
 {
     if (!c->o.quiet) {
         va_list ap;
-        fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": ", c->name, c->lineno);
+        if (c->lineno)
+            fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": ", c->name, c->lineno);
+        else    /* not about a line: a read error, say */
+            fprintf(stderr, "mtrace2massif: %s: ", c->name);
         va_start(ap, fmt);
         vfprintf(stderr, fmt, ap);
         va_end(ap);
