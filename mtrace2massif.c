@@ -4,7 +4,7 @@
  *
  *   mtrace2massif [options] TRACE [-o OUT]
  *
- * The trace grammar is doc/trace-format (site records "@ ID FUNC FILE LINE",
+ * The trace grammar is doc/trace-format.md (site records "@ ID FUNC FILE LINE",
  * operation records "OP ID RECNO TOTAL SITE [MAXRSS]", two trailing gnuplot
  * lines).  Massif's policy (snapshots, culling, accounting, trees) is
  * reproduced from the description of Valgrind 3.19's massif/ms_main.c and
@@ -67,7 +67,6 @@ struct site {
     uint64_t blocks;            /* live blocks */
     uint64_t peak;              /* highest live (pass 1) */
     int seen;                   /* allocated from at least once */
-    int gp;                     /* column in the gnuplot data, or -1 */
     char *label;                /* "func (file:line)", escaped */
 };
 
@@ -113,7 +112,7 @@ struct conv {
     uint64_t nrec;              /* operation records so far */
     uint64_t prev_total;
     uint64_t rss, rss0;
-    int have_rss, rss_missing;
+    int have_rss;               /* MAXRSS seen (Basilisk may omit it) */
     uint64_t tail_first_line;   /* first non-record line not yet followed */
     int tail_n;                 /* by a record; 0 if none */
     int pend;                   /* a '<' waiting for a possible '>' */
@@ -156,7 +155,6 @@ struct conv {
 
     /* end of input */
     int truncated_line;         /* last line had no newline */
-    uint64_t peak_x;            /* time of the true peak (pass 2) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -748,7 +746,6 @@ static void site_record(struct conv *c, const char *p)
     }
     memset(&c->sites[c->nsites], 0, sizeof c->sites[0]);
     c->sites[c->nsites].label = lab;
-    c->sites[c->nsites].gp = -1;
     c->nsites++;
     c->ndef++;
 }
@@ -790,7 +787,7 @@ static const char *op_record(struct conv *c, const char *p)
         if (*p != '\n')
             fail(c, "MAXRSS: expected end of line after the number");
     } else {
-        c->rss_missing = 1;     /* Basilisk built without getrusage */
+        /* Basilisk built without getrusage writes no MAXRSS */
         if (*p != '\n')
             fail(c, "trace changed while being read");
     }
@@ -1158,7 +1155,7 @@ static void reset_replay(struct conv *c)
     c->nrec = 0;
     c->prev_total = 0;
     c->rss = c->rss0 = 0;
-    c->have_rss = c->rss_missing = 0;
+    c->have_rss = 0;
     c->tail_n = 0;
     c->pend = 0;
     c->ndef = 0;
@@ -1222,8 +1219,6 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
         fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": warning: trace is truncated (%s); "
                 "converting the %" PRIu64 " complete records\n", c->name, lines,
                 cut ? "last line cut short" : "no gnuplot tail", c->nrec);
-    for (size_t i = 0; i < c->nsites; i++)
-        c->sites[i].gp = -1;
     if (gpf) {
         gp_choose(c);
         c->gp = malloc(GP_POINTS * sizeof *c->gp);
