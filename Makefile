@@ -82,6 +82,17 @@ uninstall-mtrace2massif-man:
 # --- end mtrace2massif ---
 
 # --- bench ---
+# `make bench [BENCH_RUNS=5]`: the workloads of issue 6 (bench/run.sh) timed
+# uninstrumented, at MTRACE=3, 2 and 1, and under heaptrack and Massif when
+# installed, then the tool benchmarks; about 10 minutes.  `make bench-quick`:
+# one round at small sizes, about a minute.  When `bench` also depends on
+# bench-ms_print (the ms_print section), make runs bench/ms_print.sh first
+# and the runner is told not to run it a second time.
+bench:
+	bench/run.sh $(if $(filter bench-ms_print,$^),--ms-print-done)
+bench-quick:
+	bench/run.sh --quick
+.PHONY: bench bench-quick
 # --- end bench ---
 
 install: all

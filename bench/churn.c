@@ -76,5 +76,7 @@ int main(int argc, char **argv)
     }
     free(slots);
     report(h, nops + 1);
+    /* the pool is full at the peak (plus the slot array itself) */
+    printf("live %ld\n", pool + 1);
     return 0;
 }

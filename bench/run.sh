@@ -1,0 +1,226 @@
+#!/bin/bash
+# bench/run.sh [--quick] [--ms-print-done] - the benchmark suite of issue 6.
+#
+# Builds every workload of bench/workloads.sh four times (uninstrumented,
+# -DMTRACE=3, 2, 1; $CC -O2, from the repository root), runs each build
+# BENCH_RUNS times (default 5, 1 with --quick) in alternating, rotating
+# order, and prints a markdown report on stdout: median wall time of the
+# uninstrumented build, the other builds as ratios to it (per round, so
+# that a slow moment of this shared machine hits both sides of a ratio),
+# trace bytes per record, peak RSS.  When installed, heaptrack and
+# valgrind --tool=massif run each workload at a tenth of its size.  Every
+# run's checksum must equal the uninstrumented one: a mismatch, a crash or
+# a non-zero exit status is reported loudly and makes the exit status 1.
+# Then the tool benchmarks: bench/ms_print.sh and bench/mtrace2massif.sh.
+# Progress goes to stderr.  Traces and builds live in a temporary
+# directory that is removed at exit.
+#
+# Environment: BENCH_RUNS (rounds), BENCH_PEERS=0 (skip heaptrack and
+# massif), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
+# (records for bench/mtrace2massif.sh), CC.
+# --ms-print-done: `make bench` already ran bench/ms_print.sh (the ms_print
+# section of the Makefile makes `bench` depend on it); don't run it twice.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+export BENCH_TOP=$TOP
+. "$TOP/bench/workloads.sh"
+
+MODE=full MS_PRINT=run
+for a in "$@"; do
+    case $a in
+    --quick) MODE=quick ;;
+    --ms-print-done) MS_PRINT=done ;;
+    *) echo "usage: bench/run.sh [--quick] [--ms-print-done]" >&2; exit 2 ;;
+    esac
+done
+if [ "$MODE" = quick ]; then RUNS=${BENCH_RUNS:-1}; else RUNS=${BENCH_RUNS:-5}; fi
+case $RUNS in ''|*[!0-9]*|0) echo "BENCH_RUNS must be a positive number" >&2; exit 2 ;; esac
+PEER_RUNS=$(( RUNS < 3 ? RUNS : 3 ))
+NCPU=$(nproc 2>/dev/null || echo 1)
+CC=${CC:-cc}
+export CC
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/mtrace-bench.XXXXXX") || exit 2
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+export BENCH_GEN=$W
+mkdir -p "$W/bin" "$W/run" "$W/peer"
+: > "$W/results"; : > "$W/traces"; : > "$W/memory"; : > "$W/errors"
+T0=$(date +%s)
+
+say() { echo "bench: $*" >&2; }
+# error MESSAGE: loud on stderr, and kept for the report
+error() { echo "*** bench ERROR: $*" >&2; echo "$*" >> "$W/errors"; }
+
+# ---- what is installed ------------------------------------------------------
+PEERS=""
+if [ "${BENCH_PEERS:-1}" != 0 ]; then
+    command -v heaptrack >/dev/null 2>&1 && PEERS="$PEERS heaptrack"
+    command -v valgrind >/dev/null 2>&1 && PEERS="$PEERS massif"
+fi
+
+# ---- build ------------------------------------------------------------------
+say "building the workloads ($MODE, $CC -O2) in $W"
+TB=$(date +%s)
+"$CC" -O2 -o "$W/timeit" "$TOP/bench/timeit.c" || { echo "cannot build bench/timeit.c" >&2; exit 2; }
+bench_generate "$MODE"
+PROGS=$(bench_workloads "$MODE" | cut -d'|' -f2 | sort -u)
+# All builds in parallel, one per core: nothing is timed yet.
+for p in $PROGS; do for l in 0 3 2 1; do echo "$p $l"; done; done |
+    xargs -P "$NCPU" -n 2 bash -c '. "$BENCH_TOP/bench/workloads.sh";
+        bench_build "$1" "$2" "$BENCH_GEN/bin/$1.$2" 2> "$BENCH_GEN/bin/$1.$2.log" ||
+        { echo "build of $1 at MTRACE=$2 failed:"; cat "$BENCH_GEN/bin/$1.$2.log"; exit 255; }' _ >&2
+for p in $PROGS; do for l in 0 3 2 1; do
+    [ -x "$W/bin/$p.$l" ] || { echo "build failed: $p at MTRACE=$l" >&2; exit 2; }
+done; done
+say "built in $(($(date +%s) - TB)) s"
+
+# ---- one timed run -------------------------------------------------------------
+# one NAME PROG BUILD ROUND ARGS...: runs the build, appends a result line,
+# checks status and checksum against the first run of the reference build.
+declare -A REF
+one() {
+    local name=$1 prog=$2 build=$3 round=$4 cmd ref key csum ops wall user sys rss status
+    shift 4
+    case $build in
+    base | small) cmd=("$W/bin/$prog.0") ;;
+    m[123]) cmd=("$W/bin/$prog.${build#m}") ;;
+    heaptrack) cmd=(heaptrack -o "$W/peer/heaptrack" "$W/bin/$prog.0") ;;
+    massif) cmd=(valgrind --tool=massif --massif-out-file="$W/peer/massif.out" "$W/bin/$prog.0") ;;
+    esac
+    rm -f "$W/trace"
+    (cd "$W/run" && MTRACE="$W/trace" "$W/timeit" "$W/time" "${cmd[@]}" "$@" > "$W/out" 2> "$W/err")
+    read -r wall user sys rss status < "$W/time" || { wall=0 user=0 sys=0 rss=0 status=999; }
+    csum=$(awk '$1 == "checksum" { print $2 }' "$W/out")
+    ops=$(awk '$1 == "ops" { print $2 }' "$W/out")
+    if [ "$status" != 0 ]; then
+        error "$name: $build (round $round) exited with status $status; its stderr ends with:"
+        tail -n 5 "$W/err" | sed 's/^/    /' | tee -a "$W/errors" >&2
+    elif [ -z "$csum" ]; then
+        error "$name: $build (round $round) printed no checksum"; status=998
+    else
+        case $build in base | m[123]) key=$name ;; *) key=$name.small ;; esac
+        ref=${REF[$key]:-}
+        if [ -z "$ref" ]; then
+            REF[$key]=$csum
+        elif [ "$csum" != "$ref" ]; then
+            error "CHECKSUM MISMATCH in $name: $build (round $round) printed $csum, the first run printed $ref"
+            status=997
+        fi
+    fi
+    echo "$name $build $round $wall $user $sys $rss $status ${csum:--} ${ops:-0}" >> "$W/results"
+    # the first full trace of each workload: bytes per record
+    if [ "$build" = m1 ] && [ "$round" = 1 ] && [ -f "$W/trace" ]; then
+        echo "$name $(stat -c %s "$W/trace") $(LC_ALL=C grep -c '^[-+<>] ' "$W/trace")" >> "$W/traces"
+    fi
+    # the first MTRACE=2 summary: the tracer's own memory at the peak
+    if [ "$build" = m2 ] && [ "$round" = 1 ] && [ "$status" = 0 ]; then
+        local live over
+        live=$(awk '$1 == "live" { print $2 }' "$W/out")
+        over=$(awk '/max traced memory size/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) b = $i;
+                    if (match($0, /overhead [0-9.]+%/)) { p = substr($0, RSTART + 9, RLENGTH - 10); printf "%.0f", b * p / 100 } }' "$W/err")
+        [ -n "$live" ] && echo "$name $live $over" >> "$W/memory"
+    fi
+    rm -rf "$W/trace" "$W/peer"/* "$W/run"/*
+}
+
+# ---- the rounds ------------------------------------------------------------------
+BUILDS=(base m3 m2 m1)
+NAMES="" SIZES=""
+while IFS='|' read -r name prog args peer what; do
+    NAMES="$NAMES $name"
+    label=$args
+    [ "$prog" = sites ] && label="$(bench_sites "$MODE") sites, $args"
+    SIZES="$SIZES$name=$label;"
+    say "$name ($what): $RUNS round(s) of ${BUILDS[*]}"
+    for r in $(seq "$RUNS"); do
+        # rotate the order each round, so no build always runs first
+        for i in 0 1 2 3; do
+            # shellcheck disable=SC2086
+            one "$name" "$prog" "${BUILDS[(i + r - 1) % 4]}" "$r" $args
+        done
+    done
+    if [ -n "$PEERS" ]; then
+        say "$name: $PEER_RUNS round(s) of uninstrumented +$PEERS at size '$peer'"
+        for r in $(seq "$PEER_RUNS"); do
+            # shellcheck disable=SC2086
+            one "$name" "$prog" small "$r" $peer
+            for t in $PEERS; do
+                # shellcheck disable=SC2086
+                one "$name" "$prog" "$t" "$r" $peer
+            done
+        done
+    fi
+done < <(bench_workloads "$MODE")
+T1=$(date +%s)
+
+# ---- the report ----------------------------------------------------------------------
+cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+echo "## mtrace benchmarks ($MODE)"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "- machine: $NCPU cores (nproc), ${cpu:-unknown CPU}, $(uname -sr)"
+echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "- compiler: $("$CC" --version 2>/dev/null | head -n 1) (-O2)"
+echo "- tracer: mtrace.c at $(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
+echo "- command: bench/run.sh${1:+ $*}, BENCH_RUNS=$RUNS; peers:${PEERS:- none}"
+echo "- workloads: $((T1 - T0)) s"
+echo
+awk -v order="$NAMES" -v sizes="$SIZES" -v peer_list="$PEERS" -v ncpu="$NCPU" \
+    -f "$TOP/bench/report.awk" "$W/results" "$W/traces" "$W/memory"
+if [ -z "$PEERS" ]; then
+    echo
+    if [ "${BENCH_PEERS:-1}" = 0 ]; then echo "heaptrack and massif: skipped (BENCH_PEERS=0)."
+    else echo "heaptrack and valgrind are not installed: no peer columns."; fi
+fi
+
+# ---- the tool benchmarks -----------------------------------------------------------------
+# Scripts of the other parts of the project: run as they are, and a
+# failure is reported here without stopping the suite.
+tool() {
+    local script=$1 status
+    shift
+    if [ ! -x "$TOP/bench/$script" ]; then
+        echo "- bench/$script: not there, skipped"
+        return
+    fi
+    say "running bench/$script $*"
+    (cd "$TOP" && TMPDIR=$W "bench/$script" "$@") > "$W/tool.out" 2>&1
+    status=$?
+    if [ $status = 0 ]; then
+        echo "- bench/$script $*:"
+    else
+        echo "- bench/$script $*: **FAILED** (exit status $status); its output:"
+    fi
+    echo
+    echo '```'
+    tail -n 20 "$W/tool.out"
+    echo '```'
+}
+echo
+echo "### Tools"
+echo
+if [ "${BENCH_TOOLS:-1}" = 0 ]; then
+    echo "- skipped (BENCH_TOOLS=0)"
+else
+    if [ "$MODE" = quick ]; then
+        echo "- bench/ms_print.sh: skipped in quick mode (its Massif input takes minutes to generate)"
+    elif [ "$MS_PRINT" = done ]; then
+        echo "- bench/ms_print.sh: run by make's bench-ms_print target before this report (see above)"
+    else
+        tool ms_print.sh "$PEER_RUNS"
+    fi
+    if [ "$MODE" = quick ]; then records=${BENCH_M2M_RECORDS:-1000000}; else records=${BENCH_M2M_RECORDS:-20000000}; fi
+    tool mtrace2massif.sh "$records"
+fi
+say "done in $(($(date +%s) - T0)) s"
+
+if [ -s "$W/errors" ]; then
+    echo
+    echo "### ERRORS"
+    echo
+    sed 's/^/    /' "$W/errors"
+    echo "*** bench: $(grep -c '' "$W/errors") error line(s), see above" >&2
+    exit 1
+fi
+exit 0

@@ -1,0 +1,69 @@
+# bench/workloads.sh - the workload list and the build command, shared by
+# bench/run.sh and bench/profile.sh (sourced, not run).
+#
+# bench_workloads MODE prints one line per workload, fields separated by |:
+#   NAME | PROGRAM | ARGS | PEER-ARGS | WHAT
+# MODE is "full" or "quick".  PEER-ARGS is the scaled-down size run under
+# heaptrack and Massif (they cost 20-100x, so the full size would take
+# minutes); the uninstrumented program is timed at that size as well, so
+# their ratios compare like with like.  Sizes are chosen so that each
+# uninstrumented run takes a few tenths of a second here (2 cores).
+
+bench_workloads() {
+    if [ "$1" = quick ]; then
+        cat <<'LIST'
+churn|churn|2000000|200000|random-size churn, pool of 8192 live blocks
+realloc-double|realloc|double 4000 4000|double 400 4000|arrays grown by doubling
+realloc-one|realloc|one 60 20000|one 6 20000|arrays grown by one element per realloc
+tree|tree|60000 2|6000 2|binary search tree built, thinned, freed
+strtab|strtab|100000 2|10000 2|hash table of strdup'ed words
+threads-1|threads|1 1000000|1 100000|churn in 1 thread
+threads-4|threads|4 1000000|4 100000|churn in 4 threads (2 cores)
+sites|sites|2000000|200000|churn over SITES distinct call sites
+json-records|json|records 2|records 1|JSON: API records
+json-config|json|config 8|config 1|JSON: many small documents
+json-strings|json|strings 2|strings 1|JSON: escaped strings
+json-numbers|json|numbers 4|numbers 1|JSON: number matrices
+json-deep|json|deep 2|deep 1|JSON: deep nesting
+LIST
+    else
+        cat <<'LIST'
+churn|churn|10000000|1000000|random-size churn, pool of 8192 live blocks
+realloc-double|realloc|double 20000 4000|double 2000 4000|arrays grown by doubling
+realloc-one|realloc|one 300 20000|one 30 20000|arrays grown by one element per realloc
+tree|tree|250000 2|25000 2|binary search tree built, thinned, freed
+strtab|strtab|500000 2|50000 2|hash table of strdup'ed words
+threads-1|threads|1 6000000|1 600000|churn in 1 thread
+threads-4|threads|4 6000000|4 600000|churn in 4 threads (2 cores)
+sites|sites|8000000|800000|churn over SITES distinct call sites
+json-records|json|records 10|records 1|JSON: API records
+json-config|json|config 40|config 4|JSON: many small documents
+json-strings|json|strings 10|strings 1|JSON: escaped strings
+json-numbers|json|numbers 20|numbers 2|JSON: number matrices
+json-deep|json|deep 10|deep 1|JSON: deep nesting
+LIST
+    fi
+}
+
+# Number of generated call sites for the "sites" program.
+bench_sites() { if [ "$1" = quick ]; then echo 1000; else echo 4000; fi; }
+
+# bench_build PROGRAM LEVEL OUTPUT [EXTRA-CFLAGS...]: compile one workload
+# from the repository root ($BENCH_TOP), uninstrumented for LEVEL 0.  The
+# "sites" program is generated into $BENCH_GEN (bench_generate first).
+bench_build() {
+    local prog=$1 level=$2 out=$3 src
+    shift 3
+    if [ "$prog" = sites ]; then src=$BENCH_GEN/sites.c; else src=bench/$prog.c; fi
+    if [ "$level" = 0 ]; then
+        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -o "$out" "$src" -pthread)
+    else
+        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -DMTRACE="$level" -include ./mtrace.h \
+            -o "$out" "$src" -pthread)
+    fi
+}
+
+# bench_generate MODE: write the generated sources into $BENCH_GEN.
+bench_generate() {
+    sh "$BENCH_TOP/bench/gensites.sh" "$(bench_sites "$1")" > "$BENCH_GEN/sites.c"
+}
