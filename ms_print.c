@@ -30,7 +30,7 @@
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
-#include <math.h>          /* isnan, isinf, INFINITY, NAN: macros only */
+#include <math.h>          /* isnan, isinf, signbit, INFINITY, NAN: macros */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -645,7 +645,7 @@ static void put_pct(struct ctx *c, pnum v)
 {
     double d = pn_d(v);
 #if LDBL_MANT_DIG >= 64
-    if (d >= 0 && d < 1e12) {
+    if (d >= 0 && !signbit(d) && d < 1e12) {
         long double t = (long double)d * 100;
         uint64_t k = (uint64_t)t;
         long double frac = t - (long double)k;
