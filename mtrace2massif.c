@@ -774,7 +774,7 @@ static const char *op_record(struct conv *c, const char *p)
         p = skip_digits(p);
     if (*p == ' ') {
         p++;
-        if (c->pass == 1 || c->gp) {
+        if (c->gp) {            /* only the gnuplot script uses MAXRSS */
             need_field(c, &p, &rss, "MAXRSS", 1);
             if (!c->have_rss)
                 c->rss0 = rss;
@@ -782,7 +782,10 @@ static const char *op_record(struct conv *c, const char *p)
             if (rss > c->rss)
                 c->rss = rss;
         } else {
-            p = skip_digits(p);
+            const char *q = skip_digits(p);
+            if (q == p || q - p > 19)
+                need_field(c, &p, &rss, "MAXRSS", 1);   /* says what is wrong */
+            p = q;
         }
         if (*p != '\n')
             fail(c, "MAXRSS: expected end of line after the number");
