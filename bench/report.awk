@@ -90,8 +90,8 @@ END {
     peers = (peer_list != "")
 
     print "| workload | size | uninstrumented s | MTRACE=3 | MTRACE=2 | MTRACE=1 |" \
-          (index(peer_list, "heaptrack") ? " heaptrack ÷10 |" : "") \
-          (index(peer_list, "massif") ? " massif ÷10 |" : "") \
+          (index(peer_list, "heaptrack") ? " heaptrack (peer size) |" : "") \
+          (index(peer_list, "massif") ? " massif (peer size) |" : "") \
           " trace B/rec | peak RSS MB: 0 / 3 / 2 / 1 |"
     printf "|---|---|---|---|---|---|%s%s---|---|\n", \
            index(peer_list, "heaptrack") ? "---|" : "", index(peer_list, "massif") ? "---|" : ""
@@ -114,10 +114,10 @@ END {
     print ""
     print "Wall-clock ratios to the uninstrumented build: median over the rounds of"
     print "(time of the build / time of the uninstrumented build in the same round),"
-    print "[min–max] of those per-round ratios; " maxround " round(s), builds in rotating order."
+    print "[min–max] of those per-round ratios; " rounds " round(s), builds in rotating order."
     if (peers)
-        print "heaptrack and massif run the workload at a tenth of its size (÷10, see bench/workloads.sh)" \
-              " and are compared with the uninstrumented program at that size."
+        print "heaptrack and massif run the workload at the smaller peer size given in the size column" \
+              " and are compared with the uninstrumented program at that size (" peer_rounds " round(s); their start-up, 0.4-0.5 s, is included)."
     print "trace B/rec: size of the whole MTRACE=1 trace file / its number of + - < > records."
 
     # CPU time (user + sys, all threads): the tracer's cost without the

@@ -16,7 +16,7 @@
 # directory that is removed at exit.
 #
 # Environment: BENCH_RUNS (rounds), BENCH_PEERS=0 (skip heaptrack and
-# massif), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
+# massif), BENCH_PEER_RUNS (their rounds, default 1), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
 # (records for bench/mtrace2massif.sh), CC.
 # --ms-print-done: `make bench` already ran bench/ms_print.sh (the ms_print
 # section of the Makefile makes `bench` depend on it); don't run it twice.
@@ -35,7 +35,10 @@ for a in "$@"; do
 done
 if [ "$MODE" = quick ]; then RUNS=${BENCH_RUNS:-1}; else RUNS=${BENCH_RUNS:-5}; fi
 case $RUNS in ''|*[!0-9]*|0) echo "BENCH_RUNS must be a positive number" >&2; exit 2 ;; esac
-PEER_RUNS=$(( RUNS < 3 ? RUNS : 3 ))
+# heaptrack and massif take seconds per run and their ratios are large:
+# one round unless asked for more
+PEER_RUNS=${BENCH_PEER_RUNS:-1}
+case $PEER_RUNS in ''|*[!0-9]*|0) echo "BENCH_PEER_RUNS must be a positive number" >&2; exit 2 ;; esac
 NCPU=$(nproc 2>/dev/null || echo 1)
 CC=${CC:-cc}
 export CC
@@ -131,6 +134,7 @@ while IFS='|' read -r name prog args peer what; do
     NAMES="$NAMES $name"
     label=$args
     [ "$prog" = sites ] && label="$(bench_sites "$MODE") sites, $args"
+    [ -n "$PEERS" ] && label="$label (peers: $peer)"
     SIZES="$SIZES$name=$label;"
     say "$name ($what): $RUNS round(s) of ${BUILDS[*]}"
     for r in $(seq "$RUNS"); do
@@ -163,10 +167,10 @@ echo "- machine: $NCPU cores (nproc), ${cpu:-unknown CPU}, $(uname -sr)"
 echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "- compiler: $("$CC" --version 2>/dev/null | head -n 1) (-O2)"
 echo "- tracer: mtrace.c at $(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
-echo "- command: bench/run.sh${1:+ $*}, BENCH_RUNS=$RUNS; peers:${PEERS:- none}"
+echo "- command: bench/run.sh${1:+ $*}, BENCH_RUNS=$RUNS; peers:${PEERS:- none}${PEERS:+, BENCH_PEER_RUNS=$PEER_RUNS}"
 echo "- workloads: $((T1 - T0)) s"
 echo
-awk -v order="$NAMES" -v sizes="$SIZES" -v peer_list="$PEERS" -v ncpu="$NCPU" \
+awk -v order="$NAMES" -v sizes="$SIZES" -v peer_list="$PEERS" -v ncpu="$NCPU" -v peer_rounds="$PEER_RUNS" -v rounds="$RUNS" \
     -f "$TOP/bench/report.awk" "$W/results" "$W/traces" "$W/memory"
 if [ -z "$PEERS" ]; then
     echo
@@ -208,7 +212,7 @@ else
     elif [ "$MS_PRINT" = done ]; then
         echo "- bench/ms_print.sh: run by make's bench-ms_print target before this report (see above)"
     else
-        tool ms_print.sh "$PEER_RUNS"
+        tool ms_print.sh 3
     fi
     if [ "$MODE" = quick ]; then records=${BENCH_M2M_RECORDS:-1000000}; else records=${BENCH_M2M_RECORDS:-20000000}; fi
     tool mtrace2massif.sh "$records"

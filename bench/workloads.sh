@@ -5,8 +5,10 @@
 #   NAME | PROGRAM | ARGS | PEER-ARGS | WHAT
 # MODE is "full" or "quick".  PEER-ARGS is the scaled-down size run under
 # heaptrack and Massif (they cost 20-100x, so the full size would take
-# minutes); the uninstrumented program is timed at that size as well, so
-# their ratios compare like with like.  Sizes are chosen so that each
+# minutes): about a quarter of the full size, so that their start-up
+# (0.4-0.5 s) does not dominate; a tenth in quick mode, where the figures
+# are only a smoke test.  The uninstrumented program is timed at that size
+# as well, so their ratios compare like with like.  Sizes are chosen so that each
 # uninstrumented run takes a few tenths of a second here (2 cores).
 
 bench_workloads() {
@@ -28,25 +30,25 @@ json-deep|json|deep 2|deep 1|JSON: deep nesting
 LIST
     else
         cat <<'LIST'
-churn|churn|10000000|1000000|random-size churn, pool of 8192 live blocks
-realloc-double|realloc|double 20000 4000|double 2000 4000|arrays grown by doubling
-realloc-one|realloc|one 300 20000|one 30 20000|arrays grown by one element per realloc
-tree|tree|250000 2|25000 2|binary search tree built, thinned, freed
-strtab|strtab|500000 2|50000 2|hash table of strdup'ed words
-threads-1|threads|1 6000000|1 600000|churn in 1 thread
-threads-4|threads|4 6000000|4 600000|churn in 4 threads (2 cores)
-sites|sites|8000000|800000|churn over SITES distinct call sites
-json-records|json|records 10|records 1|JSON: API records
-json-config|json|config 40|config 4|JSON: many small documents
-json-strings|json|strings 10|strings 1|JSON: escaped strings
-json-numbers|json|numbers 20|numbers 2|JSON: number matrices
-json-deep|json|deep 10|deep 1|JSON: deep nesting
+churn|churn|10000000|2500000|random-size churn, pool of 8192 live blocks
+realloc-double|realloc|double 20000 4000|double 5000 4000|arrays grown by doubling
+realloc-one|realloc|one 300 20000|one 75 20000|arrays grown by one element per realloc
+tree|tree|150000 2|40000 2|binary search tree built, thinned, freed
+strtab|strtab|300000 2|75000 2|hash table of strdup'ed words
+threads-1|threads|1 6000000|1 1500000|churn in 1 thread
+threads-4|threads|4 6000000|4 1500000|churn in 4 threads (2 cores)
+sites|sites|8000000|2000000|churn over SITES distinct call sites
+json-records|json|records 10|records 3|JSON: API records
+json-config|json|config 40|config 10|JSON: many small documents
+json-strings|json|strings 10|strings 3|JSON: escaped strings
+json-numbers|json|numbers 20|numbers 5|JSON: number matrices
+json-deep|json|deep 10|deep 3|JSON: deep nesting
 LIST
     fi
 }
 
 # Number of generated call sites for the "sites" program.
-bench_sites() { if [ "$1" = quick ]; then echo 1000; else echo 4000; fi; }
+bench_sites() { if [ "$1" = quick ]; then echo 1000; else echo 3000; fi; }
 
 # bench_build PROGRAM LEVEL OUTPUT [EXTRA-CFLAGS...]: compile one workload
 # from the repository root ($BENCH_TOP), uninstrumented for LEVEL 0.  The
