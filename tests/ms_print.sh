@@ -196,6 +196,21 @@ for f in fuzz/*.massif.out; do
     fi
 done
 
+# --- differential random testing (fixed seeds, so deterministic) -----------
+# difftest.py generates files, runs both programs, wants identical stdout
+# and success/failure.  Longer runs: tests/ms_print/difftest.py --count N.
+if command -v python3 > /dev/null; then
+    for mode in "" --clean; do
+        if python3 difftest.py --seed 11 --count 150 $mode --msp "$MSP" --dir "$TMP/diff" > "$TMP/dt" 2>&1; then
+            pass "differential ${mode:---mixed}: $(tail -1 "$TMP/dt")"
+        else
+            fail "differential ${mode:---mixed}"; tail -5 "$TMP/dt" | sed 's/^/     /'
+        fi
+    done
+else
+    echo "     (python3 missing: differential random test not run)"
+fi
+
 # --- 5. live: fresh valgrind runs vs the original ---------------------------
 if ! command -v valgrind > /dev/null; then
     fail "live: valgrind not installed"
