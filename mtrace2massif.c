@@ -41,6 +41,9 @@
  * trace never come near 2^63 (Massif prints time as a signed 64-bit value). */
 #define MAX_BYTES    (UINT64_C(1) << 56)
 
+/* Longest line read (the read buffer grows to hold one line). */
+#define MAX_LINE     (1 << 24)
+
 /* Cap on in-place-shrunk blocks remembered (see struct abn). */
 #define ABN_MAX      (1u << 20)
 
@@ -924,6 +927,10 @@ static void run_pass(struct conv *c, struct input *in)
     for (;;) {
         if (have == in->cap) {
             size_t old = in->cap;
+            if (old >= MAX_LINE) {  /* keep memory bounded on a garbage file */
+                c->lineno++;
+                fail(c, "line longer than %d MiB", MAX_LINE >> 20);
+            }
             in->cap = in->cap ? in->cap * 2 : (size_t)1 << 20;
             in->buf = xrealloc(c, in->buf, in->cap + PAD);
             memset(in->buf + old, 0, in->cap - old + PAD);

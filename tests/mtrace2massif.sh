@@ -221,6 +221,10 @@ bad "text in the middle" "2: not a trace record (only the last two lines may be 
 bad "three tail lines" "2: not a trace record (only the last two lines may be other text)" '@ 1 f f.c 1\na\nb\nc\n'
 bad "site record fields" "1: site record: expected '@ ID FUNC FILE LINE'" '@ 1 f f.c\n'
 bad "LINE not a number" "1: site record: LINE is not a decimal number" '@ 1 f f.c x1\n'
+head -c 20000000 /dev/zero | tr '\0' a > long.trace
+"$M2M" long.trace -o long.out 2> long.err
+check "a 20 MB line: error, memory stays bounded" test $? -eq 1
+has "its message" long.err "mtrace2massif: long.trace:1: line longer than 16 MiB"
 "$M2M" /nonexistent.trace 2> nofile.err
 check "missing trace: exit 1" test $? -eq 1
 has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No such file or directory"
