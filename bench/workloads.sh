@@ -51,16 +51,20 @@ LIST
 bench_sites() { if [ "$1" = quick ]; then echo 1000; else echo 3000; fi; }
 
 # bench_build PROGRAM LEVEL OUTPUT [EXTRA-CFLAGS...]: compile one workload
-# from the repository root ($BENCH_TOP), uninstrumented for LEVEL 0.  The
-# "sites" program is generated into $BENCH_GEN (bench_generate first).
+# from the repository root ($BENCH_TOP), uninstrumented for LEVEL 0, else
+# with -DMTRACE=LEVEL -include ./mtrace.h, or the copy of the header in
+# $BENCH_MTRACE_DIR when set (bench/run.sh builds against a snapshot, so
+# that an edit of mtrace.c during the builds cannot mix two versions).
+# The "sites" program is generated into $BENCH_GEN (bench_generate first).
 bench_build() {
-    local prog=$1 level=$2 out=$3 src
+    local prog=$1 level=$2 out=$3 src hdr=./mtrace.h
     shift 3
     if [ "$prog" = sites ]; then src=$BENCH_GEN/sites.c; else src=bench/$prog.c; fi
+    [ -n "${BENCH_MTRACE_DIR:-}" ] && hdr=$BENCH_MTRACE_DIR/mtrace.h
     if [ "$level" = 0 ]; then
         (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -o "$out" "$src" -pthread)
     else
-        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -DMTRACE="$level" -include ./mtrace.h \
+        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -DMTRACE="$level" -include "$hdr" \
             -o "$out" "$src" -pthread)
     fi
 }
