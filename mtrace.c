@@ -42,11 +42,11 @@ MT_LIBC(void *, mt_libc_reallocarray, (void *, size_t, size_t), reallocarray);
    the real ones are reached by their __libc_ names.  Not under
    AddressSanitizer, whose own malloc must stay the program's. */
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
 #define MT_SANITIZED 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MT_SANITIZED 1
 #endif
 #if defined(__GLIBC__) && !defined(MT_SANITIZED)
@@ -201,8 +201,8 @@ static void mt_warn(const char *what, const char *path, int err);
 static void mt_flush(void)
 {
     int fd = pmtrace.fd;
-    if (fd >= 0 && mt.flushed < mt.len && !mt_fd_ok())
-        fd = -1;
+    if (fd >= 0 && mt.flushed < mt.len)
+        fd = mt_fd_ok() ? pmtrace.fd : -1;
     while (fd >= 0 && mt.flushed < mt.len) {
         size_t from = mt.flushed;
         long w = mt_write(fd, mt.buf + from, mt.len - from);
@@ -470,6 +470,8 @@ static void mt_add(void *p, size_t size, unsigned site, int op)
 {
     struct mt_block *b;
     if (!site || !mt_make_room()) {
+        if (!mt.incomplete)
+            mt_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
         mt.incomplete = 1;
         return;
     }
@@ -655,6 +657,7 @@ static void mt_open_trace(void)
 {
     int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mt.nofollow ? O_NOFOLLOW : 0);
     int fd, tries;
+    struct stat st;
     mt_set_path();
     pmtrace.fname = mt.path;
     for (tries = 0; tries < 2; tries++) {
@@ -677,7 +680,7 @@ static void mt_open_trace(void)
         mt_warn("trace file in use: ", mt.path, EBUSY);
         return;
     }
-    if (mt_ftruncate(fd, 0) != 0) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && mt_ftruncate(fd, 0) != 0) {
         mt_warn("cannot truncate the trace file ", mt.path, errno);
         mt_close(fd);
         return;
@@ -1009,7 +1012,7 @@ static void mt_finish(void)
         mt_unlock();
         return;
     }
-    mt.state = MT_DONE;
+    __atomic_store_n(&mt.state, MT_DONE, __ATOMIC_RELEASE);
     rss = mt_rss();
     if (rss > pmtrace.maxrss)
         pmtrace.maxrss = rss;
@@ -1212,8 +1215,8 @@ MTRACE_API void *mtrace_pvalloc(size_t n)
 static void *mt_forget(void *p)
 {
     struct mt_block *b;
-    if (!mt.interposed)
-        mt.interposed = 1;
+    if (!__atomic_load_n(&mt.interposed, __ATOMIC_RELAXED))
+        __atomic_store_n(&mt.interposed, 1, __ATOMIC_RELAXED);
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
         b = mt_find((uintptr_t)p);
         if (mt_live(b))

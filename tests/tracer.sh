@@ -223,6 +223,78 @@ if [ -z "$ASAN" ] && $CC -static -g -DMTRACE=1 -include "$TOP/mtrace.h" sites.c 
     check "static binary: trace replays" replay static
 fi
 
+# --- descriptors that stop being ours: closed, dup2()ed over, reused
+build fds 1 && MTRACE="$TMP/fds.trace" "$TMP/fds" "$TMP/fds.mine" 2> "$TMP/fds.err"; echo $? > "$TMP/fds.rc"
+check "fds: the program runs as without mtrace" rc fds 0
+check "fds: the program's own file holds its own bytes only" test "$(cat "$TMP/fds.mine")" = mine
+check "fds: no record lost (2000 records, reopened in append mode)" sh -c "awk -f replay.awk '$TMP/fds.trace' | grep -qx 'replay: 2000 records, total 0'"
+
+# --- unwritable trace: same output and status, one warning, summary only
+build pm 1
+MTRACE="$TMP/pm.trace" "$TMP/pm" > "$TMP/pm.expected" 2> /dev/null
+for target in /nonexistent/dir/t /dev/full; do
+    MTRACE=$target "$TMP/pm" > "$TMP/pm.out" 2> "$TMP/pm.err"; echo $? > "$TMP/pm.rc"
+    same "MTRACE=$target: same output" "$TMP/pm.expected" "$TMP/pm.out"
+    check "MTRACE=$target: same exit status" rc pm 0
+    check "MTRACE=$target: one warning" test "$(grep -c "MTRACE: can" "$TMP/pm.err")" = 1
+    has "MTRACE=$target: summary still there" "$TMP/pm.err" "*** MTRACE: No memory leaks"
+    hasnt "MTRACE=$target: no graph hint" "$TMP/pm.err" "To get a graph"
+done
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    mkdir -p "$TMP/ro" && chmod 555 "$TMP/ro" && chmod 755 "$TMP"
+    (cd "$TMP/ro" && setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/pm" > "$TMP/pm.out" 2> "$TMP/pm.err")
+    same "read-only directory: same output" "$TMP/pm.expected" "$TMP/pm.out"
+    has "read-only directory: one warning" "$TMP/pm.err" "cannot open the trace file $TMP/ro/mtrace: Permission denied"
+fi
+
+# --- EINTR and short writes: the trace goes through a pipe, read slowly
+build eintr 1
+rm -f "$TMP/fifo" && mkfifo "$TMP/fifo"
+(sleep 1; cat "$TMP/fifo") > "$TMP/eintr.trace" &
+MTRACE="$TMP/fifo" "$TMP/eintr" > "$TMP/eintr.out" 2> "$TMP/eintr.err"; wait
+has "EINTR: the program runs to the end" "$TMP/eintr.out" "done"
+check "EINTR: every record arrives once" sh -c "awk -f replay.awk '$TMP/eintr.trace' | grep -qx 'replay: 200000 records, total 0'"
+
+# --- set-user-ID: MTRACE is ignored, the default name is not followed
+if [ "$(id -u)" = 0 ] && [ -z "$ASAN" ]; then
+    mkdir -p "$TMP/suid" && chmod 1777 "$TMP/suid"
+    cp "$TMP/pm" "$TMP/suid/pm" && chown 65534 "$TMP/suid/pm" && chmod 4755 "$TMP/suid/pm"
+    (cd "$TMP/suid" && MTRACE="$TMP/suid/chosen" ./pm > /dev/null 2> "$TMP/suid.err")
+    check "setuid: MTRACE ignored" test ! -e "$TMP/suid/chosen" -a -s "$TMP/suid/mtrace"
+    rm -f "$TMP/suid/mtrace" && echo precious > "$TMP/suid/victim" && ln -s victim "$TMP/suid/mtrace"
+    (cd "$TMP/suid" && ./pm > /dev/null 2> "$TMP/suid.err")
+    check "setuid: a symbolic link named mtrace is not followed" test "$(cat "$TMP/suid/victim")" = precious
+    has "setuid: and it says so" "$TMP/suid.err" "cannot open the trace file"
+    rm -f "$TMP/suid/mtrace" && ln -s victim "$TMP/suid/mtrace"
+    (cd "$TMP/suid" && MTRACE="$TMP/suid/mtrace" "$TMP/pm" > /dev/null 2>&1)
+    check "a link the user names in MTRACE is followed" grep -q '^@ 1 main' "$TMP/suid/victim"
+fi
+
+# --- the tracer's own memory runs out
+build oom 2 && "$TMP/oom" > "$TMP/oom.out" 2> "$TMP/oom.err"; echo $? > "$TMP/oom.rc"
+$CC -O1 oom.c -o "$TMP/oom.plain" && "$TMP/oom.plain" > "$TMP/oom.expected"
+same "tracer out of memory: same output" "$TMP/oom.expected" "$TMP/oom.out"
+check "tracer out of memory: same exit status" rc oom 0
+check "tracer out of memory: one warning" test "$(grep -c "cannot grow" "$TMP/oom.err")" = 1
+has "tracer out of memory: the summary says so" "$TMP/oom.err" "figures are incomplete"
+
+# --- ThreadSanitizer on the threaded programs
+if [ -z "$ASAN" ] && echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$TMP/tsan" 2> /dev/null && "$TMP/tsan"; then
+    for prog in threads exitrace; do
+        $CC -g -O1 -fsanitize=thread -DMTRACE=1 -include "$TOP/mtrace.h" $prog.c -o "$TMP/$prog.tsan" -lpthread
+        MTRACE="$TMP/$prog.trace" TSAN_OPTIONS=halt_on_error=1 "$TMP/$prog.tsan" > /dev/null 2> "$TMP/$prog.tsan.err"
+        hasnt "ThreadSanitizer: $prog has no race" "$TMP/$prog.tsan.err" "ThreadSanitizer"
+        check "ThreadSanitizer: $prog trace replays" replay $prog
+    done
+fi
+
+# --- 50 million live blocks (level 2)
+if [ -z "$ASAN" ]; then
+    build huge 2 -O2 && "$TMP/huge" > "$TMP/huge.out" 2> "$TMP/huge.err"
+    has "50 million live blocks: the peak is exact" "$TMP/huge.err" "max traced memory size:  800000000 bytes"
+    has "50 million live blocks: no leak" "$TMP/huge.err" "*** MTRACE: No memory leaks"
+fi
+
 # --- 100,000 call sites: each gets its own index (one "@" record each)
 awk 'BEGIN { n = 100000; print "#include <stdlib.h>"; print "static void *p[" n "];"
     for (k = 0; k < n / 1000; k++) { print "static void f" k "(void) {"
