@@ -153,8 +153,8 @@ struct conv {
     struct gp_point *gp;
     size_t gp_len;
     uint64_t gp_next, gp_step;
-    struct gp_point gp_peak;
-    int gp_have_peak;
+    struct gp_point gp_peak, gp_lo, gp_hi;
+    int gp_have_peak, gp_open;
 
     /* end of input */
     int truncated_line;         /* last line had no newline */
@@ -431,6 +431,42 @@ static void gp_sample(struct conv *c, struct gp_point *p, uint64_t x)
 }
 
 /* A Normal snapshot attempt, after every event (and at start-up). */
+static void gp_commit(struct conv *c, const struct gp_point *p)
+{
+    if (c->gp_len == GP_POINTS) {
+        /* halve the resolution: keep every other point, double the step */
+        size_t k = 0;
+        for (size_t i = 0; i < c->gp_len; i += 2)
+            c->gp[k++] = c->gp[i];
+        c->gp_len = k;
+        c->gp_step = c->gp_step ? c->gp_step * 2 : 1 + (p->x - c->gp[0].x) / (GP_POINTS / 4);
+    }
+    c->gp[c->gp_len++] = *p;
+}
+
+/* The gnuplot curves: per time step, the lowest and the highest state
+ * (so that spikes and dips between two samples still show), in time order. */
+static void gp_event(struct conv *c, uint64_t t)
+{
+    uint64_t total = c->heap + c->extra;
+    if (!c->gp_open || total < c->gp_lo.total)
+        gp_sample(c, &c->gp_lo, t);
+    if (!c->gp_open || total > c->gp_hi.total)
+        gp_sample(c, &c->gp_hi, t);
+    c->gp_open = 1;
+    if (t >= c->gp_next) {
+        const struct gp_point *a = &c->gp_lo, *b = &c->gp_hi;
+        if (a->x > b->x)
+            a = &c->gp_hi, b = &c->gp_lo;
+        gp_commit(c, a);
+        if (b->x != a->x || b->total != a->total)
+            gp_commit(c, b);
+        c->gp_open = 0;
+        c->gp_next = t + c->gp_step;
+    }
+}
+
+/* A Normal snapshot attempt, after every event (and at start-up). */
 static void attempt(struct conv *c)
 {
     int64_t t = now(c);
@@ -438,18 +474,8 @@ static void attempt(struct conv *c)
         return;
     if (t >= c->earliest)
         take_snapshot(c, NORMAL, t, c->since_detailed == c->o.detailed_freq - 1);
-    if (c->gp && (uint64_t)t >= c->gp_next) {
-        if (c->gp_len == GP_POINTS) {
-            /* halve the resolution: keep every other point */
-            size_t k = 0;
-            for (size_t i = 0; i < c->gp_len; i += 2)
-                c->gp[k++] = c->gp[i];
-            c->gp_len = k;
-            c->gp_step = c->gp_step ? c->gp_step * 2 : 1 + ((uint64_t)t - c->gp[0].x) / (GP_POINTS / 2);
-        }
-        gp_sample(c, &c->gp[c->gp_len++], (uint64_t)t);
-        c->gp_next = (uint64_t)t + c->gp_step;
-    }
+    if (c->gp)
+        gp_event(c, (uint64_t)t);
 }
 
 /* A Peak attempt: at every deallocation, before the memory goes.  Massif's
@@ -1119,7 +1145,7 @@ static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char
     }
     fprintf(f, " noenhanced\nset xlabel \"%s\" noenhanced\nset ylabel \"memory (%s)\" noenhanced\n",
             xlabel, yu);
-    fputs("set key outside right top noenhanced\nset grid\nset yrange [0:*]\nset xrange [0:*]\n"
+    fputs("set key outside right top noenhanced\nset grid\nset yrange [0:*]\nset xrange [0:*]\nset autoscale xfixmax\n"
           "set format y \"%g\"\nset format x \"%g\"\n", f);
     fputs("plot $mtrace using 1:2 with lines linewidth 2 title \"total (useful heap + extra)\", \\\n"
           "     $mtrace using 1:3 with lines title \"useful heap\"", f);
@@ -1265,10 +1291,9 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
         fail(c, "trace changed while being read");
     if (c->peak_at_end)
         peak_check(c, c->nrec); /* as if the program freed its heap at exit */
-    if (c->gp && (c->gp_len == 0 || c->gp[c->gp_len - 1].x != (uint64_t)now(c))) {
-        if (c->gp_len == GP_POINTS)
-            c->gp_len--;
-        gp_sample(c, &c->gp[c->gp_len++], (uint64_t)now(c));
+    if (c->gp) {                /* the final state ends the curves */
+        c->gp_next = 0;
+        gp_event(c, (uint64_t)now(c));
     }
     write_massif(c, out, trace);
     if (gpf)
