@@ -112,6 +112,15 @@ t = [f'n1: 5000 {ROOT}'] + [' ' * (i + 1) + f'n1: 5000 0x{i + 1:X}: f{i} (d.c:{i
     [' ' * 200 + 'n0: 5000 0x0: main (d.c:999)']
 w('deep-200', hdr('i') + snap(0, 0, 0) + snap(1, 100, 5000, tree=t, kind='peak'))
 
+# negative times: Perl's negative array indexes put the column counted from
+# the right, and the gap line after it can overwrite the y axis
+w('negative-columns', hdr('B') + snap(0, 0, 100) + snap(1, -500, 500, tree=[f'n0: 500 {ROOT}']) +
+  snap(2, 250, 300) + snap(3, 1000, 200))
+# infinities and NaN from Perl's numification ("inf", 400-digit numbers)
+D400 = '9' * 400
+w('inf-nan', hdr('i') + snap(0, 0, 'inf') + snap(1, 10, 'nan', 5) + snap(2, 20, 'inf', 0, 0, tree=[
+    f'n2: {D400} {ROOT}', f' n0: {D400} 0x1: a (a.c:1)', ' n0: 7 0x2: b (b.c:2)']) + snap(3, 30, 100))
+
 # ---- files the original rejects
 bad = {
     'empty': '',
@@ -134,6 +143,7 @@ bad = {
                                    snap(1, 5, 5)) + '\n',
     'node-larger-than-total': '\n'.join(hdr() + snap(0, 0, 100, tree=[f'n1: 100 {ROOT}', ' n0: 150 a'])) + '\n',
     'root-larger-than-total': '\n'.join(hdr() + snap(0, 0, 100, tree=[f'n0: 101 {ROOT}'])) + '\n',
+    'column-before-graph': '\n'.join(hdr() + snap(0, 0, 1) + snap(1, -2000, 1) + snap(2, 1000, 1)) + '\n',
     'negative-end-time': '\n'.join(hdr() + snap(0, 0, 1) + snap(1, -5, 1)) + '\n',
     'nul-bytes': '\n'.join(hdr() + ['snapshot=0', 'time=0\0', 'mem_heap_B=1', 'mem_heap_extra_B=0',
                                     'mem_stacks_B=0', 'heap_tree=\0empty']) + '\n',
