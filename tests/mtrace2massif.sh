@@ -55,9 +55,11 @@ cat sub/prog.trace | "$M2M" - -o - | sed 's/^cmd: .*/cmd: X/' > piped.out
 sed 's/^cmd: .*/cmd: X/' sub/massif.out.prog.trace > file.out
 same "a pipe (spooled for the second pass) = the file" file.out piped.out
 has "header first, as massif-visualizer wants" <(head -3 file.out | tr '\n' ' ') "desc: (none) cmd: X time_unit: B "
+"$M2M" --threshold=5 --gnuplot=x.gp --max-snapshots=50 sub/prog.trace -o opts.out
+has "desc: the Massif options given, in order" opts.out "desc: --threshold=5 --max-snapshots=50"
 
 # --- 2. Live Massif: the acceptance test and our own programs ------------
-# compare NAME PROG [options]: build PROG.c plainly for valgrind and traced
+# live NAME PROG [options]: build PROG.c plainly for valgrind and traced
 # for us, run both, convert with the same options, compare through ms_print.
 live() {
     local name=$1 prog=$2; shift 2
