@@ -16,7 +16,8 @@
 # directory that is removed at exit.
 #
 # Environment: BENCH_RUNS (rounds), BENCH_PEERS=0 (skip heaptrack and
-# massif), BENCH_PEER_RUNS (their rounds, default 1), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
+# massif), BENCH_PEER_RUNS (their rounds, default 1), BENCH_ONLY (names of
+# the workloads to run, e.g. "churn json-records"), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
 # (records for bench/mtrace2massif.sh), CC.
 # --ms-print-done: `make bench` already ran bench/ms_print.sh (the ms_print
 # section of the Makefile makes `bench` depend on it); don't run it twice.
@@ -74,7 +75,14 @@ export BENCH_MTRACE_DIR=$W/src
 TRACER="$(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
 (cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h 2>/dev/null) ||
     TRACER="$TRACER (+ uncommitted changes in the working tree)"
-PROGS=$(bench_workloads "$MODE" | cut -d'|' -f2 | sort -u)
+# the workloads to run: all, or those named in BENCH_ONLY
+selected() {
+    bench_workloads "$MODE" | awk -F'|' -v only="${BENCH_ONLY:-}" '
+        BEGIN { n = split(only, o, /[ ,]+/); for (i = 1; i <= n; i++) want[o[i]] = 1 }
+        only == "" || ($1 in want)'
+}
+[ -n "$(selected)" ] || { echo "BENCH_ONLY names no workload of bench/workloads.sh" >&2; exit 2; }
+PROGS=$(selected | cut -d'|' -f2 | sort -u)
 # All builds in parallel, one per core: nothing is timed yet.  A build
 # that fails is an error; its runs are reported as FAILED, the rest go on.
 for p in $PROGS; do for l in 0 3 2 1; do echo "$p $l"; done; done |
@@ -142,6 +150,7 @@ one() {
 # ---- the rounds ------------------------------------------------------------------
 BUILDS=(base m3 m2 m1)
 NAMES="" SIZES=""
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 while IFS='|' read -r name prog args peer what; do
     NAMES="$NAMES $name"
     label=$args
@@ -167,7 +176,7 @@ while IFS='|' read -r name prog args peer what; do
             done
         done
     fi
-done < <(bench_workloads "$MODE")
+done < <(selected)
 T1=$(date +%s)
 
 # ---- the report ----------------------------------------------------------------------
@@ -176,11 +185,11 @@ echo "## mtrace benchmarks ($MODE)"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- machine: $NCPU cores (nproc), ${cpu:-unknown CPU}, $(uname -sr)"
-echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "- load average (1, 5, 15 min) at the start: $LOAD0; at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "- compiler: $("$CC" --version 2>/dev/null | head -n 1) (-O2)"
 echo "- tracer: mtrace.c at $TRACER"
 echo "- command: bench/run.sh${1:+ $*}, BENCH_RUNS=$RUNS; peers:${PEERS:- none}${PEERS:+, BENCH_PEER_RUNS=$PEER_RUNS}"
-echo "- workloads: $((T1 - T0)) s"
+echo "- builds and workloads: $((T1 - T0)) s"
 echo
 awk -v order="$NAMES" -v sizes="$SIZES" -v peer_list="$PEERS" -v ncpu="$NCPU" -v peer_rounds="$PEER_RUNS" -v rounds="$RUNS" \
     -f "$TOP/bench/report.awk" "$W/results" "$W/traces" "$W/memory"
