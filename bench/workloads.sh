@@ -30,14 +30,14 @@ json-deep|json|deep 2|deep 1|JSON: deep nesting
 LIST
     else
         cat <<'LIST'
-churn|churn|10000000|2500000|random-size churn, pool of 8192 live blocks
+churn|churn|8000000|2000000|random-size churn, pool of 8192 live blocks
 realloc-double|realloc|double 20000 4000|double 5000 4000|arrays grown by doubling
 realloc-one|realloc|one 300 20000|one 75 20000|arrays grown by one element per realloc
 tree|tree|150000 2|40000 2|binary search tree built, thinned, freed
 strtab|strtab|300000 2|75000 2|hash table of strdup'ed words
-threads-1|threads|1 6000000|1 1500000|churn in 1 thread
-threads-4|threads|4 6000000|4 1500000|churn in 4 threads (2 cores)
-sites|sites|8000000|2000000|churn over SITES distinct call sites
+threads-1|threads|1 4000000|1 1000000|churn in 1 thread
+threads-4|threads|4 4000000|4 1000000|churn in 4 threads (2 cores)
+sites|sites|6000000|1500000|churn over SITES distinct call sites
 json-records|json|records 10|records 3|JSON: API records
 json-config|json|config 40|config 10|JSON: many small documents
 json-strings|json|strings 10|strings 3|JSON: escaped strings
