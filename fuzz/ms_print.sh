@@ -6,7 +6,8 @@
 # the binary is build/fuzz_ms_print.  A crash is written as fuzz/crash-*;
 # turn each into a regression case: strip its first byte (the option
 # selector, see fuzz_ms_print.c) into tests/ms_print/fuzz/NAME.massif.out and
-# put the options in NAME.massif.out.args; tests/ms_print.sh runs them.
+# put the options in NAME.args (see doc/ms_print.md); tests/ms_print.sh
+# runs them.
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
