@@ -295,6 +295,22 @@ if [ -z "$ASAN" ]; then
     has "50 million live blocks: no leak" "$TMP/huge.err" "*** MTRACE: No memory leaks"
 fi
 
+# --- MPI with the real Open MPI: one trace and one tagged report per rank
+if command -v mpicc > /dev/null && command -v mpirun > /dev/null && [ -z "$ASAN" ]; then
+    mkdir -p "$TMP/mpi"
+    mpicc -g -DMTRACE=1 -include "$TOP/mtrace.h" mpi.c -o "$TMP/mpi/mpi" &&
+    (cd "$TMP/mpi" && MTRACE="$TMP/mpi/tr" timeout 120 mpirun --allow-run-as-root --oversubscribe --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi > out 2> err)
+    for r in 0 1 2 3; do
+        f="$TMP/mpi/tr"; [ $r -gt 0 ] && f="$TMP/mpi/tr-$r"
+        check "MPI rank $r: its trace replays with $((r * 100)) bytes leaked" sh -c "awk -f replay.awk '$f' | grep -q 'total $((r * 100))\$'"
+        has "MPI rank $r: its peak" "$TMP/mpi/err" "[rank $r] *** MTRACE: max traced memory size: $(printf %10d $(((r + 1) * 1000))) bytes"
+        [ $r -gt 0 ] && has "MPI rank $r: its leak, tagged" "$TMP/mpi/err" "mpi.c:21: error: $((r * 100)) bytes leaked here (rank $r)"
+    done
+    check "MPI: every report line says whose it is" sh -c "! grep MTRACE '$TMP/mpi/err' | grep -v '^\[rank [0-3]\] \*\*\* MTRACE'"
+else
+    fail "MPI: mpicc/mpirun missing (apt-get install openmpi-bin libopenmpi-dev)"
+fi
+
 # --- 100,000 call sites: each gets its own index (one "@" record each)
 awk 'BEGIN { n = 100000; print "#include <stdlib.h>"; print "static void *p[" n "];"
     for (k = 0; k < n / 1000; k++) { print "static void f" k "(void) {"
