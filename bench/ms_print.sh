@@ -13,7 +13,7 @@
 #
 # Both programs print to /dev/null; the outputs are also compared once.
 # Reported: median wall time of RUNS runs (default 3) each, the ratio, and
-# peak RSS (/usr/bin/time -f %M).
+# peak RSS (getrusage, by tests/ms_print/maxrss.c).
 set -eu
 RUNS=${1:-3}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +58,8 @@ size=$(stat -c %s "$F")
 echo "input: $F: $((size / 1000000)) MB, $(grep -c '^snapshot=' "$F") snapshots, $(wc -l < "$F") lines (real valgrind output)"
 
 # run PROG: one timed run; prints "seconds peak-kB"
-run() { /usr/bin/time -f '%e %M' "$@" "$F" 2>&1 >/dev/null | tail -1; }
+cc -O2 -o "$W/maxrss" "$TOP/tests/ms_print/maxrss.c"
+run() { "$W/maxrss" "$@" "$F" 2>/dev/null; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 "$MSP" "$F" > "$W/ours.txt"

@@ -165,7 +165,8 @@ awk 'BEGIN {
             printf " n0: 1000 0x%X: function_number_%d_with_a_long_name (some/source/file_%d.c:%d)\n", 4096 + i, i, i, i
     }
 }' > "$TMP/big.massif.out"
-rss() { /usr/bin/time -f %M "$MSP" "$@" 2>&1 >/dev/null | tail -1; }
+cc -O2 -o "$TMP/maxrss" maxrss.c
+rss() { "$TMP/maxrss" "$MSP" "$@" 2>/dev/null | awk '{ print $2 }'; }
 small=$(rss hand/single.massif.out)
 big=$(rss "$TMP/big.massif.out")
 size=$(stat -c %s "$TMP/big.massif.out")
@@ -218,9 +219,10 @@ else
     B=$TMP/live
     mkdir -p "$B"
     gcc -g -O0 -o "$B/churn" progs/churn.c && gcc -g -O0 -o "$B/deep" progs/deep.c &&
-        gcc -g -O0 -pthread -o "$B/threads" progs/threads.c &&
-        g++ -g -O0 -o "$B/lambda" progs/lambda.cpp
-    check "live: test programs build" test -x "$B/lambda"
+        gcc -g -O0 -pthread -o "$B/threads" progs/threads.c
+    check "live: test programs build" test -x "$B/threads"
+    # the C++ program only where there is a C++ compiler
+    command -v g++ > /dev/null && g++ -g -O0 -o "$B/lambda" progs/lambda.cpp
     live() { # NAME PROG MASSIF-OPTIONS...
         local name=$1 prog=$2; shift 2
         (cd "$B" && valgrind -q --tool=massif --massif-out-file="$name.out" "$@" "./$prog" > /dev/null 2>&1)
@@ -236,7 +238,12 @@ else
     live churn-df1 churn --time-unit=B --detailed-freq=1 --max-snapshots=150 --threshold=0
     live churn-i churn --detailed-freq=5 --max-snapshots=37 --peak-inaccuracy=0
     live deep-stacks deep --stacks=yes --depth=100 --time-unit=ms
-    live lambda-pages lambda --pages-as-heap=yes --threshold=0.5 --detailed-freq=2
+    if [ -x "$B/lambda" ]; then
+        live lambda-pages lambda --pages-as-heap=yes --threshold=0.5 --detailed-freq=2
+    else
+        echo "     (no g++: live C++ run replaced by a C one)"
+        live churn-pages churn --pages-as-heap=yes --threshold=0.5 --detailed-freq=2
+    fi
     live threads threads --time-unit=B --threshold=0 --detailed-freq=1
 fi
 
