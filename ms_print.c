@@ -429,7 +429,7 @@ struct ctx {
     off_t off;          /* bytes consumed so far */
     /* the current logical line: comment removed, newline not included */
     const char *ln;
-    size_t lnlen;
+    size_t lnlen, lnskip;   /* lnskip: leading blanks */
     int lnnl;           /* the physical line ended with a newline */
     /* header */
     struct buf desc, cmd, tu;
@@ -438,6 +438,7 @@ struct ctx {
     /* options */
     int gx, gy;
     pnum thr;
+    int thr_zero;       /* thr == 0: every node is significant */
     int argc;
     char **argv;
     /* snapshots */
@@ -730,6 +731,7 @@ static int get_line(struct ctx *c)
             if (!is_pspace((unsigned char)p[i])) {
                 c->ln = p;
                 c->lnlen = len;
+                c->lnskip = i;
                 c->lnnl = nl;
                 return 1;
             }
@@ -800,9 +802,7 @@ static int node_line(struct ctx *c, uint64_t *kids, pnum *bytes,
                      const char **digits, const char **text, size_t *tlen)
 {
     const char *s = c->ln;
-    size_t n = c->lnlen, i = 0;
-    while (i < n && is_pspace((unsigned char)s[i]))
-        i++;
+    size_t n = c->lnlen, i = c->lnskip;   /* indentation means nothing */
     if (i >= n || s[i] != 'n')
         return 0;
     i++;
@@ -847,16 +847,9 @@ static void header_row(struct ctx *c)
     outs(c, DASHES);
 }
 
-static int significant(struct ctx *c, int top, pnum bytes, pnum total)
-{
-    pnum zero = pn_int(0, 0);
-    if (top || pn_cmp(c->thr, zero) == 0)
-        return 1;
-    if (pn_cmp(total, zero) == 0)
-        return 0;
-    return pn_ge(pn_div(pn_mul(bytes, pn_int(0, 100)), total), c->thr);
-}
-
+/* bytes * 100 / total, or 0 when the total is 0; both the percentage shown
+ * and the significance test (which the original computes separately, as
+ * bytes * 100 / total and 100 * bytes / total: the same value) */
 static pnum pct(pnum bytes, pnum total)
 {
     if (!pn_true(total))
@@ -899,14 +892,17 @@ static void tree_node(struct ctx *c, size_t depth, pnum total)
     f->sig = 1;
     if (!c->out)
         return;
-    f->sig = significant(c, depth == 0, bytes, total);
+    /* the top node is always shown; others when threshold 0 or share >= it */
+    pnum share = pct(bytes, total);
+    f->sig = depth == 0 || c->thr_zero ||
+             (pn_true(total) && pn_ge(share, c->thr));
     if (!f->sig)
         return;
     if (depth > 0) {
         out(c, c->prefix.p, 2 * (depth - 1));
         out(c, "->", 2);
     }
-    put_pct(c, pct(bytes, total));
+    put_pct(c, share);
     out(c, "% (", 3);
     /* the byte count is printed as written (leading zeros and all) */
     put_field(c, digits, (size_t)(text - digits), 0, 1);
@@ -1424,6 +1420,7 @@ int ms_print_run(int argc, char **argv, FILE *in_arg, FILE *outf, FILE *err)
     if (rc >= 0)
         return rc;
     c->fname = file;
+    c->thr_zero = pn_cmp(c->thr, pn_int(0, 0)) == 0;
     if (!in) {
         char *o;
         in = opened = open_input(c, file, &o);

@@ -12,8 +12,9 @@
 # directory removed at exit.
 #
 # Both programs print to /dev/null; the outputs are also compared once.
-# Reported: median wall time of RUNS runs (default 3) each, the ratio, and
-# peak RSS (getrusage, by tests/ms_print/maxrss.c).
+# Reported: median wall and CPU (user + system) time of RUNS runs (default
+# 3) each, the ratios, and peak RSS (getrusage, by tests/ms_print/maxrss.c).
+# On a busy machine the wall-clock ratio varies; the CPU ratio much less.
 set -eu
 RUNS=${1:-3}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,8 +75,11 @@ for i in $(seq "$RUNS"); do
 done
 to=$(printf '%s\n' "${ours[@]}" | awk '{print $1}' | median)
 tp=$(printf '%s\n' "${perl[@]}" | awk '{print $1}' | median)
+co=$(printf '%s\n' "${ours[@]}" | awk '{print $3}' | median)
+cp=$(printf '%s\n' "${perl[@]}" | awk '{print $3}' | median)
 mo=$(printf '%s\n' "${ours[@]}" | awk '{print $2}' | sort -n | tail -1)
 mp=$(printf '%s\n' "${perl[@]}" | awk '{print $2}' | sort -n | tail -1)
-echo "ours:  median ${to}s of $RUNS runs, peak RSS ${mo} kB"
-echo "perl:  median ${tp}s of $RUNS runs, peak RSS ${mp} kB"
-awk -v a="$tp" -v b="$to" 'BEGIN { if (b < 0.01) b = 0.01; printf "speed-up: %.1fx (perl/ours)\n", a / b }'
+echo "ours:  median ${to}s wall, ${co}s CPU of $RUNS runs, peak RSS ${mo} kB"
+echo "perl:  median ${tp}s wall, ${cp}s CPU of $RUNS runs, peak RSS ${mp} kB"
+awk -v a="$tp" -v b="$to" -v c="$cp" -v d="$co" 'BEGIN { if (b < 0.01) b = 0.01; if (d < 0.01) d = 0.01
+    printf "speed-up: %.1fx wall, %.1fx CPU (perl/ours)\n", a / b, c / d }'

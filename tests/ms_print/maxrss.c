@@ -1,6 +1,6 @@
 /* maxrss PROG ARGS... - run PROG with stdout to /dev/null and print
- * "<wall seconds> <peak RSS in kB>" of it, like `/usr/bin/time -f '%e %M'`
- * (which not every machine has).  Used by tests/ms_print.sh and
+ * "<wall seconds> <peak RSS in kB> <CPU seconds, user + system>" of it, like
+ * `/usr/bin/time -f '%e %M'` (which not every machine has).  Used by tests/ms_print.sh and
  * bench/ms_print.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -30,7 +30,10 @@ int main(int argc, char **argv)
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || getrusage(RUSAGE_CHILDREN, &ru) < 0)
         return 2;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("%.3f %ld\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-           ru.ru_maxrss);
+    printf("%.3f %ld %.3f\n",
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+           ru.ru_maxrss,
+           (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+               (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
