@@ -326,6 +326,9 @@ static pnum pn_num(const char *s, size_t n)
     size_t start = i, d0 = i;
     uint64_t u = 0;
     int overflow = 0;
+    /* up to 19 digits cannot overflow 64 bits: no checks (the common case) */
+    while (i < n && i - d0 < 19 && is_digit((unsigned char)s[i]))
+        u = u * 10 + (unsigned)(s[i++] - '0');
     while (i < n && is_digit((unsigned char)s[i])) {
         unsigned dig = (unsigned)(s[i] - '0');
         if (u > (UINT64_MAX - dig) / 10)
@@ -726,8 +729,11 @@ static int get_line(struct ctx *c)
     while (raw_line(c, &p, &n)) {
         int nl = p[n - 1] == '\n';
         const char *hash = memchr(p, '#', n);
-        size_t len = hash ? (size_t)(hash - p) : n - (size_t)nl;
-        for (size_t i = 0; i < len; i++) {
+        size_t len = hash ? (size_t)(hash - p) : n - (size_t)nl, i = 0;
+        /* tree lines are indented by their depth: skip 8 spaces at once */
+        while (i + 8 <= len && memcmp(p + i, "        ", 8) == 0)
+            i += 8;
+        for (; i < len; i++) {
             if (!is_pspace((unsigned char)p[i])) {
                 c->ln = p;
                 c->lnlen = len;
