@@ -928,7 +928,8 @@ static void read_tree(struct ctx *c, pnum total)
         struct frame *f = &c->stk[depth];
         if (f->i < f->nkids) {
             f->i++;
-            /* the prefix buffer only ever grows; c->prefix.n = its high mark */
+            /* the child's midfix goes at prefix[2*depth]; the rest of the
+             * buffer (deeper levels of earlier siblings) is stale */
             c->prefix.n = 2 * depth;
             buf_add(c, &c->prefix, f->i == f->nkids ? "  " : "| ", 2);
             depth++;
