@@ -52,6 +52,11 @@ MT_LIBC(void *, mt_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 #if defined(__GLIBC__) && !defined(MT_SANITIZED)
 #define MT_INTERPOSE 1
 #endif
+#ifdef __GLIBC__
+MT_LIBC(char, mt_single_threaded, , __libc_single_threaded);
+#else
+#define mt_single_threaded 0
+#endif
 #ifdef MT_INTERPOSE
 MT_LIBC(void *, mt_libc_malloc, (size_t), __libc_malloc);
 MT_LIBC(void *, mt_libc_calloc, (size_t, size_t), __libc_calloc);
@@ -97,6 +102,10 @@ struct mt_site {
 };
 
 struct mt_state {
+    int fd;                     /* the trace, or -1 (first: see the initializer) */
+    size_t total, max, overhead, maxoverhead, nr, startrss, maxrss;   /* pmtrace's */
+    char recno_text[24], rss_text[24];  /* nr and maxrss as they are written */
+    unsigned recno_len, rss_len;
     int lock, state, interposed, child, trace_broken, incomplete, exit_status;
     int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
     int forked;                 /* this process has forked: name it */
@@ -118,17 +127,36 @@ struct mt_state {
 
 MTRACE_API __thread struct mtrace_pending mtrace_pending;
 MTRACE_API volatile struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
-MTRACE_API struct mt_state mtrace_state_;
+MTRACE_API struct mt_state mtrace_state_ = { -1 };
 #define mt mtrace_state_
+
+/* pmtrace is volatile for the program's sake (see mtrace.h): the tracer
+   keeps its own copy of the figures and stores them there. */
+static void mt_publish(void)
+{
+    pmtrace.total = mt.total;
+    pmtrace.max = mt.max;
+    pmtrace.nr = mt.nr;
+    pmtrace.maxrss = mt.maxrss;
+    pmtrace.overhead = mt.overhead;
+    pmtrace.maxoverhead = mt.maxoverhead;
+    pmtrace.startrss = mt.startrss;
+    pmtrace.fd = mt.fd;
+}
 
 /* Sites of calls whose caller announced nothing: through a pointer taken
    to malloc in traced code, or from code compiled without mtrace. */
 static struct mtrace_site mt_unknown_site = { "?", "<unknown>", 0, 0 };
 static struct mtrace_site mt_untraced_site = { "?", "<code-without-mtrace>", 0, 0 };
 
+/* The lock: a spinlock that yields, and no atomic operation at all while
+   the process has one thread (glibc clears __libc_single_threaded for
+   good in the first pthread_create, outside any critical section). */
 static void mt_lock(void)
 {
     int spins = 0;
+    if (mt_single_threaded)
+        return;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
         if (++spins % 64 == 0)
             mt_sched_yield();
@@ -136,7 +164,8 @@ static void mt_lock(void)
 
 static void mt_unlock(void)
 {
-    __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+    if (!mt_single_threaded)
+        __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
 }
 
 /* The tracer's own memory comes from mmap: never from the allocator it
@@ -146,7 +175,7 @@ static void *mt_pages(size_t bytes)
     void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return 0;
-    pmtrace.overhead += bytes;
+    pmtrace.overhead = mt.overhead += bytes;
     return p;
 }
 
@@ -154,7 +183,7 @@ static void mt_unpages(void *p, size_t bytes)
 {
     if (p) {
         munmap(p, bytes);
-        pmtrace.overhead -= bytes;
+        pmtrace.overhead = mt.overhead -= bytes;
     }
 }
 
@@ -178,16 +207,72 @@ static void mt_say(const char *s)
     mt_write_all(2, s, strlen(s));
 }
 
+/* Decimal digits, two at a time from the right: the trace is mostly
+   numbers, and this is where level 1 spends its time.  The length comes
+   from comparisons; the digits from 32-bit divisions when they fit. */
 static char *mt_put_u(char *o, size_t v)
 {
-    char t[24];
-    int i = 0;
-    do
-        t[i++] = (char)('0' + v % 10);
-    while (v /= 10);
-    while (i > 0)
-        *o++ = t[--i];
-    return o;
+    static const char pairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    static const uint64_t tens[] = { 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+        10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+        1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+        10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+        10000000000000000000ULL };
+    unsigned n = 1, r;
+    uint32_t w;
+    char *end;
+    while (n < 20 && (uint64_t)v >= tens[n - 1])
+        n++;
+    end = o + n;
+    o = end;
+    while ((uint64_t)v > 0xffffffffULL) {
+        r = (unsigned)(v % 100);
+        v /= 100;
+        o -= 2;
+        o[0] = pairs[2 * r];
+        o[1] = pairs[2 * r + 1];
+    }
+    for (w = (uint32_t)v; w >= 100; w /= 100) {
+        r = w % 100;
+        o -= 2;
+        o[0] = pairs[2 * r];
+        o[1] = pairs[2 * r + 1];
+    }
+    if (w >= 10) {
+        o[-2] = pairs[2 * w];
+        o[-1] = pairs[2 * w + 1];
+    } else
+        o[-1] = (char)('0' + w);
+    return end;
+}
+
+/* RECNO goes up by one per record and MAXRSS seldom changes: both are kept
+   as text, the first counted up in place, the second redone on change. */
+static void mt_next_recno(void)
+{
+    char *d = mt.recno_text + mt.recno_len;
+    for (;;) {
+        if (d == mt.recno_text) {           /* all nines: one digit more */
+            memmove(mt.recno_text + 1, mt.recno_text, mt.recno_len);
+            mt.recno_text[0] = '1';
+            mt.recno_len++;
+            return;
+        }
+        if (*--d != '9') {
+            (*d)++;
+            return;
+        }
+        *d = '0';
+    }
+}
+
+static void mt_set_rss(size_t rss)
+{
+    pmtrace.maxrss = mt.maxrss = rss;
+    mt.rss_len = (unsigned)(mt_put_u(mt.rss_text, rss) - mt.rss_text);
 }
 
 /* ---- the trace file ---- */
@@ -200,9 +285,9 @@ static void mt_warn(const char *what, const char *path, int err);
    complete records, and `flushed` says what is already out. */
 static void mt_flush(void)
 {
-    int fd = pmtrace.fd;
+    int fd = mt.fd;
     if (fd >= 0 && mt.flushed < mt.len)
-        fd = mt_fd_ok() ? pmtrace.fd : -1;
+        fd = mt_fd_ok() ? mt.fd : -1;
     while (fd >= 0 && mt.flushed < mt.len) {
         size_t from = mt.flushed;
         long w = mt_write(fd, mt.buf + from, mt.len - from);
@@ -210,7 +295,7 @@ static void mt_flush(void)
             continue;
         if (w <= 0) {
             mt_warn("cannot write the trace file ", mt.path, w < 0 ? errno : ENOSPC);
-            pmtrace.fd = -1;
+            pmtrace.fd = mt.fd = -1;
             mt_close(fd);
             break;
         }
@@ -276,12 +361,12 @@ static size_t mt_rss(void)
 static void mt_put_op(int op, struct mt_site *s, size_t size)
 {
     char *o;
-    if (pmtrace.nr % MT_RSS_EVERY == 0 || size >= MT_RSS_BIG) {
+    if ((mt.nr & (MT_RSS_EVERY - 1)) == 0 || size >= MT_RSS_BIG) {
         size_t rss = mt_rss();
-        if (rss > pmtrace.maxrss)
-            pmtrace.maxrss = rss;
+        if (rss > mt.maxrss)
+            mt_set_rss(rss);
     }
-    if (pmtrace.fd >= 0) {
+    if (mt.fd >= 0) {
         if (!s->id)
             mt_put_site(s);
         o = mt.buf + mt.len;
@@ -289,17 +374,20 @@ static void mt_put_op(int op, struct mt_site *s, size_t size)
         *o++ = ' ';
         o = mt_put_u(o, s->id);
         *o++ = ' ';
-        o = mt_put_u(o, pmtrace.nr);
+        memcpy(o, mt.recno_text, mt.recno_len);
+        o += mt.recno_len;
         *o++ = ' ';
-        o = mt_put_u(o, pmtrace.total);
+        o = mt_put_u(o, mt.total);
         *o++ = ' ';
         o = mt_put_u(o, s->live);
         *o++ = ' ';
-        o = mt_put_u(o, pmtrace.maxrss);
+        memcpy(o, mt.rss_text, mt.rss_len);
+        o += mt.rss_len;
         *o++ = '\n';
         mt_commit(o);
+        mt_next_recno();
     }
-    pmtrace.nr++;
+    pmtrace.nr = ++mt.nr;
 }
 
 /* ---- sites ---- */
@@ -449,18 +537,19 @@ static void mt_count(int op, unsigned site, size_t size)
     struct mt_site *s = &mt.sites[site];
     if (op == '+' || op == '>') {
         s->allocs++;
-        pmtrace.total += size;
+        mt.total += size;
         s->live += size;
         if (s->live > s->peak)
             s->peak = s->live;
-        if (pmtrace.total > pmtrace.max) {
-            pmtrace.max = pmtrace.total;
-            pmtrace.maxoverhead = pmtrace.overhead;
+        if (mt.total > mt.max) {
+            pmtrace.max = mt.max = mt.total;
+            pmtrace.maxoverhead = mt.maxoverhead = mt.overhead;
         }
     } else {
-        pmtrace.total -= size;
+        mt.total -= size;
         s->live -= size;
     }
+    pmtrace.total = mt.total;
     mt_put_op(op, s, size);
 }
 
@@ -685,7 +774,7 @@ static void mt_open_trace(void)
         mt_close(fd);
         return;
     }
-    pmtrace.fd = mt_keep_fd(fd);
+    pmtrace.fd = mt.fd = mt_keep_fd(fd);
 }
 
 /* Before each write: is our descriptor still our file?  If the program
@@ -695,16 +784,16 @@ static int mt_fd_ok(void)
 {
     struct stat st;
     int fd;
-    if (fstat(pmtrace.fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino)
+    if (fstat(mt.fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino)
         return 1;
     fd = open(mt.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino) {
-        pmtrace.fd = mt_keep_fd(fd);
+        pmtrace.fd = mt.fd = mt_keep_fd(fd);
         return 1;
     }
     if (fd >= 0)
         mt_close(fd);
-    pmtrace.fd = -1;
+    pmtrace.fd = mt.fd = -1;
     mt_warn("lost the trace file ", mt.path, fd >= 0 ? ESTALE : errno);
     return 0;
 }
@@ -734,13 +823,16 @@ static void mt_fork_child(void)
     }
     mt.nids = 0;
     mt.double_frees = 0;
-    pmtrace.total = pmtrace.max = pmtrace.nr = 0;
-    pmtrace.maxoverhead = pmtrace.overhead;
-    if (pmtrace.fd >= 0) {
-        mt_close(pmtrace.fd);
-        pmtrace.fd = -1;
+    mt.total = mt.max = mt.nr = 0;
+    mt.recno_text[0] = '0';
+    mt.recno_len = 1;
+    mt.maxoverhead = mt.overhead;
+    if (mt.fd >= 0) {
+        mt_close(mt.fd);
+        pmtrace.fd = mt.fd = -1;
         mt_open_trace();
     }
+    mt_publish();
     mt_unlock();
 }
 
@@ -764,12 +856,14 @@ static void mt_init(void)
     mt.rank = mt_mpi_rank();
     if (MTRACE_LEVEL == 1)
         mt_open_trace();
-    if (pmtrace.fd >= 0)
-        pmtrace.overhead += sizeof mt.buf;
-    pmtrace.startrss = pmtrace.maxrss = mt_rss();
+    if (mt.fd >= 0)
+        mt.overhead += sizeof mt.buf;
+    mt_set_rss(mt.startrss = mt_rss());
+    mt.recno_text[0] = '0';
+    mt.recno_len = 1;
     on_exit(mt_on_exit, 0);
     mt_atfork(mt_fork_prepare, mt_fork_parent, mt_fork_child);
-    if (pmtrace.fd >= 0)
+    if (mt.fd >= 0)
         mt_catch_signals();
     mt_grow_sites();
     mt_make_room();
@@ -782,6 +876,7 @@ static void mt_init(void)
     probe_free = mtrace_sym_free;       /* compiler would drop the pair */
     probe_free(probe_malloc(1));
     mt.interposed = mt.interposed || probe;
+    mt_publish();
     __atomic_store_n(&mt.state, MT_READY, __ATOMIC_RELEASE);
 }
 
@@ -915,11 +1010,11 @@ static void mt_put_gnuplot(void)
     o += sprintf(o, "\nplot ");
     o = mt_put_quoted(o, mt.path);
     o += sprintf(o, " u 3:($6-%lu) w steps t \"max RSS - start RSS\", \"\" u 3:4 w steps lw 2 t \"total\"",
-                 (unsigned long)pmtrace.startrss);
+                 (unsigned long)mt.startrss);
     for (i = 0; order && i < mt.nsorted && n < CURVES; i++) {
         struct mt_site *s = &mt.sites[order[i]];
         char title[2 * MT_NAMEMAX + 64];
-        if (!s->id || s->peak == 0 || s->peak * 100 < pmtrace.max)
+        if (!s->id || s->peak == 0 || s->peak * 100 < mt.max)
             break;
         snprintf(title, sizeof title, "%.1000s (%.1000s:%d)", s->func, s->file, s->line);
         o += sprintf(o, ", \"\" u 3:(strcol(1) ne \"@\" && $2==%u ? (mt%u=$5) : mt%u) w steps t ",
@@ -954,10 +1049,10 @@ static int mt_report(void)
     }
 #define MT_OUT(...) (o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
     if (MTRACE_LEVEL <= 2) {
-        MT_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)pmtrace.maxrss);
+        MT_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)mt.maxrss);
         MT_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
-               who, (unsigned long)pmtrace.max,
-               pmtrace.max ? 100.0 * (double)pmtrace.maxoverhead / (double)pmtrace.max : 0.0);
+               who, (unsigned long)mt.max,
+               mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
         order = mt_sorted_sites(mt_by_peak);
         if (order && mt.nsorted) {
             MT_OUT("%s max bytes                function   file\n", who);
@@ -1014,15 +1109,15 @@ static void mt_finish(void)
     }
     __atomic_store_n(&mt.state, MT_DONE, __ATOMIC_RELEASE);
     rss = mt_rss();
-    if (rss > pmtrace.maxrss)
-        pmtrace.maxrss = rss;
-    if (pmtrace.fd >= 0) {
+    if (rss > mt.maxrss)
+        mt_set_rss(rss);
+    if (mt.fd >= 0) {
         mt_flush();
         mt_put_gnuplot();
         mt_flush();
-        if (pmtrace.fd >= 0)
-            mt_close(pmtrace.fd);
-        pmtrace.fd = -1;
+        if (mt.fd >= 0)
+            mt_close(mt.fd);
+        pmtrace.fd = mt.fd = -1;
     }
     mt_unlock();
     bad = mt_report();
