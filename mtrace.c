@@ -1145,7 +1145,7 @@ static struct mtrace_site *mt_take(uintptr_t key)
             struct mtrace_site *s = q->site[j];
             q->site[j] = 0;
             q->top = (j - 1) & 3;
-            return s;
+            return q->caller ? q->caller : s;
         }
     }
     /* The compiler turns realloc(NULL, n) into malloc(n): the key was the
@@ -1155,10 +1155,10 @@ static struct mtrace_site *mt_take(uintptr_t key)
         if (q->site[j] && q->key[j] == 0) {
             struct mtrace_site *s = q->site[j];
             q->site[j] = 0;
-            return s;
+            return q->caller ? q->caller : s;
         }
     }
-    return &mt_unknown_site;
+    return q->caller ? q->caller : &mt_unknown_site;
 }
 
 static void *mt_traced(void *p, size_t size, struct mtrace_site *d, int op)
@@ -1359,3 +1359,25 @@ MTRACE_API void mtrace_sym_free(void *p)
     mt_libc_free(p);
 }
 #endif
+
+/* ---- annotations for the program's own allocators ---- */
+
+MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site)
+{
+    mt_traced(p, size, mtrace_pending.caller ? mtrace_pending.caller : site, '+');
+}
+
+MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
+{
+    struct mt_block *b;
+    if (p && mt_lock_ready()) {
+        b = mt_find((uintptr_t)p);
+        if (mt_live(b))
+            mt_drop(b, site, '-');
+        else if (b->addr) {
+            mt_double_free(b, site, "free");
+            return;
+        }
+        mt_unlock();
+    }
+}

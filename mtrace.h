@@ -41,6 +41,24 @@
    pointer mtrace never saw is handed to the C library untouched.
    See doc/design.md for how and why, and doc/limits.md for what is not seen.
 
+   WRAPPERS AND CUSTOM ALLOCATORS (like Massif's --alloc-fn and Valgrind's
+   MALLOCLIKE/FREELIKE client requests)
+
+     void *xmalloc(size_t n);                    after the wrapper's declaration,
+     #define xmalloc(n) MTRACE_ALLOC_FN(xmalloc(n))   one line per wrapper:
+   the allocations made inside the wrapper are attributed to the line that
+   called it (the outermost such call when wrappers call wrappers).  For
+   wrappers that return a value.
+
+     p = pool_get(pool);  MTRACE_MALLOCLIKE(p, size);
+     MTRACE_FREELIKE(p);  pool_put(pool, p);
+   tell mtrace that the program's own allocator handed out or took back a
+   block; the annotation's file:line is the block's site (or, inside a
+   function called through MTRACE_ALLOC_FN, that call's place).  Without MTRACE
+   all three do nothing (when the program includes this header itself; a
+   program that relies on -include alone defines them as no-ops:
+   #ifndef MTRACE_ALLOC_FN / #define MTRACE_ALLOC_FN(call) (call) ...).
+
    PROGRAM ACCESS
 
    `pmtrace` (Basilisk's name) holds the live figures: total, max,
@@ -180,6 +198,7 @@ struct mtrace_pending {
     uintptr_t key[4];
     struct mtrace_site *site[4];
     unsigned top;
+    struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN */
 };
 extern __thread struct mtrace_pending mtrace_pending;
 
@@ -217,6 +236,9 @@ extern void *valloc(size_t) MTRACE_SYM_(mtrace_valloc);
 extern void *memalign(size_t, size_t) MTRACE_SYM_(mtrace_memalign);
 extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
 #endif
+
+void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
+void mtrace_freelike(void *p, struct mtrace_site *site);
 
 #include "mtrace.c"
 
@@ -284,5 +306,24 @@ extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
 #define valloc(n) valloc(MTRACE_AT_(size_t, n))
 #define pvalloc(n) pvalloc(MTRACE_AT_(size_t, n))
 
+/* Wrappers and custom allocators (see the top of this file). */
+#define MTRACE_ALLOC_FN(call) (__extension__ ({                             \
+    struct mtrace_site *mtrace_outer_ = mtrace_pending.caller;              \
+    __typeof__(call) mtrace_result_;                                        \
+    __asm__ __volatile__("" ::: "memory");                                  \
+    if (!mtrace_outer_)                                                     \
+        mtrace_pending.caller = MTRACE_SITE_;                               \
+    __asm__ __volatile__("" ::: "memory");                                  \
+    mtrace_result_ = (call);                                                \
+    __asm__ __volatile__("" ::: "memory");                                  \
+    mtrace_pending.caller = mtrace_outer_;                                  \
+    mtrace_result_; }))
+#define MTRACE_MALLOCLIKE(p, size) mtrace_malloclike((p), (size), MTRACE_SITE_)
+#define MTRACE_FREELIKE(p) mtrace_freelike((p), MTRACE_SITE_)
+
+#else /* no MTRACE: the annotations do nothing */
+#define MTRACE_ALLOC_FN(call) (call)
+#define MTRACE_MALLOCLIKE(p, size) ((void)(p), (void)(size))
+#define MTRACE_FREELIKE(p) ((void)(p))
 #endif /* MTRACE */
 #endif /* MTRACE_H */
