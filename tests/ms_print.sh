@@ -126,6 +126,8 @@ $f --version
 --X=30 $f
 --x 30 $f
 $f $f hand/single.massif.out
+' hand/single.massif.out '
+$'\thand/single.massif.out\n'
 $'--x=30\n' $f
 $'--version\n'
 $'--threshold=5%\n' $f
