@@ -38,10 +38,10 @@ examples/example: examples/example.c mtrace.h mtrace.c
 
 # --- ms_print ---
 # `make fuzz-ms_print [FUZZ_SECONDS=600]`: libFuzzer + ASan/UBSan (clang);
-# `make bench-ms_print [BENCH_RUNS=3]`: ours vs /usr/bin/ms_print on a
-# >= 50 MB real Massif file (time ratio, peak RSS).
+# `make bench-ms_print [BENCH_RUNS=n]`: ours vs /usr/bin/ms_print on a
+# >= 50 MB real Massif file (time ratio, peak RSS); 3 runs unless BENCH_RUNS
+# is set (here or by the bench section).
 FUZZ_SECONDS ?= 600
-BENCH_RUNS ?= 3
 fuzz-ms_print:
 	fuzz/ms_print.sh $(FUZZ_SECONDS)
 fuzz: fuzz-ms_print
