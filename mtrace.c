@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #define MTRACE_API __attribute__((weak))
+#define MT_HOT __inline__ __attribute__((always_inline))   /* the per-call path */
 #define MT_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
 
 MT_LIBC(long, mt_write, (int, const void *, size_t), write);
@@ -114,7 +115,7 @@ struct mt_state {
     unsigned long dev, ino;     /* the trace file, to check our descriptor */
     int pid;
     struct mt_block *blocks;    /* open addressing, linear probing */
-    size_t nblocks, nlive, nfreed;
+    size_t nblocks, nlive, nfreed, grow_at;
     struct mt_site *sites;      /* [0] unused */
     unsigned nsites, maxsites, nids;
     unsigned *sitehash, nsitehash;
@@ -152,7 +153,7 @@ static struct mtrace_site mt_untraced_site = { "?", "<code-without-mtrace>", 0, 
 /* The lock: a spinlock that yields, and no atomic operation at all while
    the process has one thread (glibc clears __libc_single_threaded for
    good in the first pthread_create, outside any critical section). */
-static void mt_lock(void)
+static MT_HOT void mt_lock(void)
 {
     int spins = 0;
     if (mt_single_threaded)
@@ -162,7 +163,7 @@ static void mt_lock(void)
             mt_sched_yield();
 }
 
-static void mt_unlock(void)
+static MT_HOT void mt_unlock(void)
 {
     if (!mt_single_threaded)
         __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
@@ -216,16 +217,18 @@ static char *mt_put_u(char *o, size_t v)
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
-    static const uint64_t tens[] = { 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-        10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
-        1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
-        10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
-        10000000000000000000ULL };
+    static const uint64_t tens[] = { 1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+        1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+        100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+        1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+        1000000000000000000ULL, 10000000000000000000ULL };
     unsigned n = 1, r;
     uint32_t w;
     char *end;
-    while (n < 20 && (uint64_t)v >= tens[n - 1])
-        n++;
+    if (v) {        /* log10 from log2: 1233/4096 ~ log10(2), then one compare */
+        unsigned t = (unsigned)(64 - __builtin_clzll((unsigned long long)v)) * 1233 >> 12;
+        n = t + ((uint64_t)v >= tens[t]);
+    }
     end = o + n;
     o = end;
     while ((uint64_t)v > 0xffffffffULL) {
@@ -305,7 +308,7 @@ static void mt_flush(void)
     mt.flushed = 0;
 }
 
-static void mt_commit(char *end)
+static MT_HOT void mt_commit(char *end)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mt.len = (size_t)(end - mt.buf);
@@ -358,7 +361,7 @@ static size_t mt_rss(void)
 }
 
 /* "OP ID RECNO TOTAL SITE MAXRSS" for the operation just accounted. */
-static void mt_put_op(int op, struct mt_site *s, size_t size)
+static MT_HOT void mt_put_op(int op, struct mt_site *s, size_t size)
 {
     char *o;
     if ((mt.nr & (MT_RSS_EVERY - 1)) == 0 || size >= MT_RSS_BIG) {
@@ -374,14 +377,14 @@ static void mt_put_op(int op, struct mt_site *s, size_t size)
         *o++ = ' ';
         o = mt_put_u(o, s->id);
         *o++ = ' ';
-        memcpy(o, mt.recno_text, mt.recno_len);
-        o += mt.recno_len;
+        memcpy(o, mt.recno_text, sizeof mt.recno_text);     /* fixed size: */
+        o += mt.recno_len;                                  /* no call */
         *o++ = ' ';
         o = mt_put_u(o, mt.total);
         *o++ = ' ';
         o = mt_put_u(o, s->live);
         *o++ = ' ';
-        memcpy(o, mt.rss_text, mt.rss_len);
+        memcpy(o, mt.rss_text, sizeof mt.rss_text);
         o += mt.rss_len;
         *o++ = '\n';
         mt_commit(o);
@@ -437,12 +440,10 @@ static int mt_grow_sites(void)
 /* The index of a call site, given on its first call.  Descriptors of the
    same function, file and line (a static inline function in a header, seen
    from several files) share one index.  0 if the table cannot grow. */
-static unsigned mt_site_index(struct mtrace_site *d)
+static unsigned mt_site_register(struct mtrace_site *d)
 {
     unsigned long h;
     unsigned i, mask;
-    if (d->index)
-        return d->index;
     if (mt.nsites + 1 >= mt.maxsites && !mt_grow_sites())
         return 0;
     mask = mt.nsitehash - 1;
@@ -460,15 +461,20 @@ static unsigned mt_site_index(struct mtrace_site *d)
     return d->index = i;
 }
 
+static MT_HOT unsigned mt_site_index(struct mtrace_site *d)
+{
+    return d->index ? d->index : mt_site_register(d);
+}
+
 /* ---- blocks ---- */
 
-static size_t mt_slot(uintptr_t addr)
+static MT_HOT size_t mt_slot(uintptr_t addr)
 {
     return (size_t)((((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ULL) >> 24) & (mt.nblocks - 1);
 }
 
 /* The entry for addr, or the empty slot where it would go. */
-static struct mt_block *mt_find(uintptr_t addr)
+static MT_HOT struct mt_block *mt_find(uintptr_t addr)
 {
     size_t i = mt_slot(addr);
     while (mt.blocks[i].addr && mt.blocks[i].addr != addr)
@@ -500,13 +506,11 @@ static void mt_erase(struct mt_block *b)
 
 /* Keeps the table at most 3/4 full.  Tombstones are dropped when they
    outnumber live blocks (the oldest double frees then go unnoticed). */
-static int mt_make_room(void)
+static int mt_grow_blocks(void)
 {
     struct mt_block *old = mt.blocks;
     size_t i, n = mt.nblocks, cap = n;
     int keep_freed = mt.nfreed <= mt.nlive;
-    if ((mt.nlive + mt.nfreed + 1) * 4 < n * 3)
-        return 1;
     if (!n)
         cap = 256;
     else if (keep_freed || mt.nlive * 2 > n)
@@ -527,12 +531,18 @@ static int mt_make_room(void)
                 mt.nlive++;
         }
     mt_unpages(old, n * sizeof *old);
+    mt.grow_at = cap / 4 * 3 - 1;
     return 1;
+}
+
+static MT_HOT int mt_make_room(void)
+{
+    return mt.nlive + mt.nfreed < mt.grow_at || mt_grow_blocks();
 }
 
 /* ---- accounting (lock held) ---- */
 
-static void mt_count(int op, unsigned site, size_t size)
+static MT_HOT void mt_count(int op, unsigned site, size_t size)
 {
     struct mt_site *s = &mt.sites[site];
     if (op == '+' || op == '>') {
@@ -555,7 +565,7 @@ static void mt_count(int op, unsigned site, size_t size)
 
 /* A block the program now owns.  An entry already live at that address
    was freed behind our back (by code we do not see): close it first. */
-static void mt_add(void *p, size_t size, unsigned site, int op)
+static MT_HOT void mt_add(void *p, size_t size, unsigned site, int op)
 {
     struct mt_block *b;
     if (!site || !mt_make_room()) {
@@ -579,7 +589,7 @@ static void mt_add(void *p, size_t size, unsigned site, int op)
 }
 
 /* The block at p is going away: writes '-' or '<' and leaves a tombstone. */
-static void mt_drop(struct mt_block *b, struct mtrace_site *by, int op)
+static MT_HOT void mt_drop(struct mt_block *b, struct mtrace_site *by, int op)
 {
     mt_count(op, b->site, b->size);
     b->freed_by = mt_site_index(by);
@@ -590,7 +600,7 @@ static void mt_drop(struct mt_block *b, struct mtrace_site *by, int op)
         mt_erase(b);
 }
 
-static int mt_live(struct mt_block *b)
+static MT_HOT int mt_live(struct mt_block *b)
 {
     return b->addr && !b->freed_by;
 }
@@ -880,7 +890,7 @@ static void mt_init(void)
     __atomic_store_n(&mt.state, MT_READY, __ATOMIC_RELEASE);
 }
 
-static int mt_ready(void)
+static int mt_ready_slow(void)
 {
     int s = __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE);
     if (s == MT_OFF || s == MT_STARTING) {
@@ -888,6 +898,11 @@ static int mt_ready(void)
         s = __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE);
     }
     return s == MT_READY;
+}
+
+static MT_HOT int mt_ready(void)
+{
+    return __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY || mt_ready_slow();
 }
 
 __attribute__((constructor(101))) static void mt_constructor(void)
@@ -903,7 +918,7 @@ __attribute__((destructor(101))) static void mt_destructor(void)
 /* ---- reports ---- */
 
 /* Takes the lock if tracing is on; 0 (and no lock) otherwise. */
-static int mt_lock_ready(void)
+static MT_HOT int mt_lock_ready(void)
 {
     if (!mt_ready())
         return 0;
@@ -1135,7 +1150,7 @@ static void mt_finish(void)
    a key, so that a site announced for a call that never reached us
    (mem->free(p) with the program's own free) is not taken by the next
    call through a pointer. */
-static struct mtrace_site *mt_take(uintptr_t key)
+static MT_HOT struct mtrace_site *mt_take(uintptr_t key)
 {
     struct mtrace_pending *q = &mtrace_pending;
     unsigned i;
@@ -1161,7 +1176,7 @@ static struct mtrace_site *mt_take(uintptr_t key)
     return q->caller ? q->caller : &mt_unknown_site;
 }
 
-static void *mt_traced(void *p, size_t size, struct mtrace_site *d, int op)
+static MT_HOT void *mt_traced(void *p, size_t size, struct mtrace_site *d, int op)
 {
     if (p && mt_lock_ready()) {
         mt_add(p, size, mt_site_index(d), op);
