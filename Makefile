@@ -95,14 +95,43 @@ bench-quick:
 .PHONY: bench bench-quick
 # --- end bench ---
 
+# --- ecosystem ---
+# `make install [PREFIX=/usr/local] [DESTDIR=]` installs the header and its
+# runtime side by side in $(INCLUDEDIR) (mtrace.h includes "mtrace.c" from its
+# own directory), the tools and mtrace-cc in $(BINDIR), the man pages, and
+# $(PKGCONFIGDIR)/mtrace.pc made from mtrace.pc.in; `make uninstall` removes
+# those files and nothing else (directories stay).  `make test-ecosystem`
+# runs tests/ecosystem.sh alone (install test, recipes, examples, docs).
+VERSION      = 1.0
+BINDIR      ?= $(PREFIX)/bin
+INCLUDEDIR  ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+MANDIR      ?= $(PREFIX)/share/man
+ECO_MAN1     = doc/mtrace-cc.1
+ECO_MAN3     = doc/mtrace.3
+test-ecosystem: all
+	bash tests/ecosystem.sh
+.PHONY: test-ecosystem
+# --- end ecosystem ---
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include
-	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(PREFIX)/include/
-	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(INCLUDEDIR)/
+	for t in $(TOOLS) mtrace-cc; do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
+	install -m 644 $(ECO_MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(ECO_MAN3) $(DESTDIR)$(MANDIR)/man3/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+		mtrace.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/mtrace.h $(DESTDIR)$(PREFIX)/include/mtrace.c
-	for t in $(TOOLS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
+	rm -f $(DESTDIR)$(INCLUDEDIR)/mtrace.h $(DESTDIR)$(INCLUDEDIR)/mtrace.c
+	for t in $(TOOLS) mtrace-cc; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(ECO_MAN1))
+	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man3/%,$(ECO_MAN3))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 clean:
 	rm -f $(TOOLS) examples/example examples/example.trace

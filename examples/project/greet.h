@@ -1,0 +1,1 @@
+char *greet(const char *who);
