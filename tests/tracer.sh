@@ -165,10 +165,10 @@ check "static inline in a header: its peak is both blocks" grep -qE "^ +30 +shar
 
 # --- exit: after atexit handlers, stdout kept when the status changes
 build atexit 1 && run atexit
-check "atexit: cleanup counted, exit 0" rc atexit 0
+check "atexit and destructor: cleanup counted, exit 0" rc atexit 0
 run atexit leak
 check "atexit: a leak makes it 1" rc atexit 1
-has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:15: error: 7 bytes leaked here"
+has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:18: error: 7 bytes leaked here"
 check "atexit: buffered stdout kept" test "$(cat "$TMP/atexit.out")" = "no newline at the end"
 
 # --- exit while other threads allocate
