@@ -272,4 +272,98 @@ has "x axis in records" small.gp 'set xlabel "time (trace records)"'
 MANWIDTH=80 man --warnings -l "$TOP/doc/mtrace2massif.1" > man.out 2> man.err
 check "man page renders without warnings" sh -c "test -s man.out && ! test -s man.err"
 
+# --- 6. Several traces at once: the files of an MPI run ---------------------
+# tests/mtrace2massif/ranks/: rank 0 (tr) leaks 100 bytes, rank 1 (tr-1)
+# grows a block by realloc and frees it, rank 2 (tr-2) was killed (last
+# line cut short), rank 3 (tr-3) is Basilisk's (no MAXRSS).  Given in any
+# order, one Massif file each, the table in rank order on stdout.
+mkdir -p ranks alone && cp "$D"/ranks/tr* ranks/ && cp "$D"/ranks/tr* alone/
+(cd ranks && "$M2M" --time-unit=B --gnuplot=%n.gp tr-3 tr-1 tr tr-2 > ../ranks.sum 2> ../ranks.err; echo $? > ../ranks.rc)
+check "4 rank traces: exit 0 (a truncated one is converted)" test "$(cat ranks.rc)" = 0
+same "4 rank traces: per rank, min/max with their ranks (lowest on ties), sum" "$D/ranks/summary.expected" ranks.sum
+check "the truncated rank: one warning, for its file only" test "$(grep -c . ranks.err)" = 1
+has "the truncated rank: the usual warning" ranks.err "mtrace2massif: tr-2:6: warning: trace is truncated (last line cut short); converting the 3 complete records"
+(cd alone && for t in tr tr-1 tr-2 tr-3; do "$M2M" --time-unit=B --gnuplot=$t.gp $t 2> /dev/null; done)
+for t in tr tr-1 tr-2 tr-3; do
+    same "$t: its Massif file = converting it alone (byte for byte)" alone/massif.out.$t ranks/massif.out.$t
+    same "$t: its gnuplot script = converting it alone" alone/$t.gp ranks/$t.gp
+    /usr/bin/ms_print ranks/massif.out.$t > ranks.ms 2>&1
+    check "$t: /usr/bin/ms_print accepts its file" test $? -eq 0 -a -s ranks.ms
+done
+# ranks: r from NAME-r, 0 for NAME when a NAME-r is given, else the position
+rank_rows() { awk 'NR > 1 && $1 ~ /^[0-9]+$/ { print $1 ":" $NF }' "$1" | tr '\n' ' '; }
+(cd ranks && "$M2M" tr-1 tr > ../r2.sum)
+check "NAME after NAME-1: rank 0, rows in rank order" test "$(rank_rows r2.sum)" = "0:tr 1:tr-1 "
+cp ranks/tr ranks/a.trace; cp ranks/tr-1 ranks/b.trace
+(cd ranks && "$M2M" b.trace a.trace tr-3 > ../r3.sum)
+check "other names: their position; NAME-3: 3" test "$(rank_rows r3.sum)" = "0:b.trace 1:a.trace 3:tr-3 "
+# -o with several traces: a pattern (%r rank, %n name), else refused
+(cd ranks && "$M2M" tr tr-1 -o "out-%r.%n" > /dev/null)
+check "-o out-%r.%n: out-0.tr, out-1.tr-1" test -s ranks/out-0.tr -a -s ranks/out-1.tr-1
+(cd ranks && "$M2M" tr tr-1 -o same.out > /dev/null 2> ../o.err; echo $? > ../o.rc)
+check "-o without %r or %n: exit 2, nothing written" test "$(cat o.rc)" = 2 -a ! -e ranks/same.out
+has "... and says why" o.err "mtrace2massif: same.out: with several traces, OUT must contain %r (rank) or %n (trace name)"
+(cd ranks && "$M2M" tr tr-1 -o - > ../o.out 2> ../o.err; echo $? > ../o.rc)
+check "-o - with several traces: exit 2, nothing on stdout" test "$(cat o.rc)" = 2 -a ! -s o.out
+cp ranks/tr keep.tr
+(cd ranks && "$M2M" tr tr-1 -o %n > /dev/null 2> ../o.err; echo $? > ../o.rc)
+check "-o %n (a trace would be overwritten): exit 2" test "$(cat o.rc)" = 2
+same "... and the trace is untouched" keep.tr ranks/tr
+has "... and says why" o.err "mtrace2massif: tr would be both the trace of tr and the Massif file of tr"
+# a bad trace among them: the others are converted, exit 1, a '-' row
+printf '@ 1 f f.c 1\n- 1 0 0 0 1\n' > ranks/bad-5
+rm -f ranks/massif.out.*
+(cd ranks && "$M2M" tr bad-5 tr-1 > ../bad.sum 2> ../bad.err; echo $? > ../bad.rc)
+check "a bad trace among them: exit 1" test "$(cat bad.rc)" = 1
+check "... the others are converted, it is not" test -s ranks/massif.out.tr -a -s ranks/massif.out.tr-1 -a ! -e ranks/massif.out.bad-5
+has "... its error" bad.err "mtrace2massif: bad-5:2: '-' record: site 1 has no live block"
+has "... its row" bad.sum "      5          -                -       -        -  bad-5 (not converted)"
+has "... min/max/sum over the others" bad.sum "    sum       4100             4152     100        7"
+# one trace: no table unless --summary
+"$M2M" "$D/ranks/tr" -o one.out > one.sum
+check "one trace: nothing on stdout" test ! -s one.sum
+"$M2M" --summary "$D/ranks/tr" -o one.out > one.sum
+has "one trace, --summary: the table" one.sum "    sum       1100             1136     100        3"
+
+# The same with the real Open MPI: tests/mtrace2massif/mpi_ranks.c, 4 ranks.
+# Rank r peaks at (r + 1) * 1000 bytes ((r + 1) * 1016 with Massif's extra
+# heap), leaks (3 - r) * 100 and writes 2 (r + 1) records, + 1 if it leaks.
+if command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
+    mkdir -p mpi
+    # Open MPI stops every rank when one exits non-zero, which a leak does
+    mpicc -g -DMTRACE=1 -include "$TOP/mtrace.h" -o mpi/mpi_ranks "$D/mpi_ranks.c" &&
+        (cd mpi && MTRACE="$TMP/mpi/tr" timeout 120 mpirun --allow-run-as-root --oversubscribe \
+            --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi_ranks > out 2> err)
+    check "MPI: 4 rank traces written" test -s mpi/tr -a -s mpi/tr-1 -a -s mpi/tr-2 -a -s mpi/tr-3
+    (cd mpi && "$M2M" --time-unit=B tr tr-1 tr-2 tr-3 > ../mpi.sum 2> ../mpi.err; echo $? > ../mpi.rc)
+    check "MPI: all 4 converted at once, exit 0, no warning" test "$(cat mpi.rc)" = 0 -a ! -s mpi.err
+    {
+        printf '%7s  %9s  %15s  %6s  %7s  %s\n' rank "peak heap" "peak heap+extra" leaked records trace
+        for r in 0 1 2 3; do
+            t=tr; [ $r -gt 0 ] && t=tr-$r
+            printf '%7d  %9d  %15d  %6d  %7d  %s\n' $r $(((r + 1) * 1000)) $(((r + 1) * 1016)) \
+                $(((3 - r) * 100)) $((2 * (r + 1) + (r < 3))) $t
+        done
+        # min and max: peaks grow with the rank, leaks shrink, rank 0
+        # writes the fewest records and rank 3 the most
+        printf '%7s  %9d  %15d  %6d  %7d\n' min 1000 1016 0 3 "at rank" 0 0 3 0 \
+            max 4000 4064 300 8 "at rank" 3 3 0 3 sum 10000 10160 600 23
+    } > mpi.expected
+    same "MPI: the table, from the program's design" mpi.expected mpi.sum
+    mkdir -p mpi/alone
+    for r in 0 1 2 3; do
+        t=tr; [ $r -gt 0 ] && t=tr-$r
+        has "MPI rank $r: the tracer's own peak says the same" mpi/err \
+            "[rank $r] *** MTRACE: max traced memory size: $(printf %10d $(((r + 1) * 1000))) bytes"
+        /usr/bin/ms_print mpi/massif.out.$t > mpi.ms 2>&1
+        check "MPI rank $r: /usr/bin/ms_print accepts massif.out.$t" test $? -eq 0 -a -s mpi.ms
+        has "MPI rank $r: its peak in ms_print's table" mpi.ms " $((r + 1)),000  "
+        cp mpi/$t mpi/alone/
+        (cd mpi/alone && "$M2M" --time-unit=B $t)
+        same "MPI rank $r: massif.out.$t = converting it alone" mpi/alone/massif.out.$t mpi/massif.out.$t
+    done
+else
+    fail "MPI: mpicc/mpirun missing (apt-get install openmpi-bin libopenmpi-dev)"
+fi
+
 finish
