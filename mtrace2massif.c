@@ -1311,80 +1311,6 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     return 0;
 }
 
-#ifndef MTRACE2MASSIF_NO_MAIN
-
-static void usage(FILE *f)
-{
-    fputs("usage: mtrace2massif [options] TRACE... [-o OUT]\n"
-          "Convert mtrace (or Basilisk MTRACE) traces into Massif output files.\n"
-          "TRACE '-' reads standard input.  OUT defaults to massif.out.NAME next to\n"
-          "each trace (massif.out.stdin in the current directory for '-'); '-o -'\n"
-          "writes to standard output.  In OUT and in --gnuplot's FILE, %r is the\n"
-          "trace's rank, %n its file name without the directory, %% a '%'.\n"
-          "\n"
-          "Several traces (MPI: NAME for rank 0, NAME-r for rank r) are converted\n"
-          "one after the other, each into its own file, exactly as alone; OUT and\n"
-          "FILE must then contain %r or %n.  A table then goes to standard output:\n"
-          "per rank the peak heap, the peak heap + extra, the bytes still live at\n"
-          "the end (leaked) and the records; then min and max (with their ranks)\n"
-          "and sum over the ranks.\n"
-          "\n"
-          "options (named and ranged as Massif's; [default]):\n"
-          "  --time-unit=B|i             B: bytes allocated + freed [B];\n"
-          "                              i: trace records (not instructions)\n"
-          "  --max-snapshots=10..1000    snapshots kept [100]\n"
-          "  --detailed-freq=1..1000000  every Nth snapshot is detailed [10]\n"
-          "  --threshold=0..100          significance, in percent [1.0]\n"
-          "  --heap-admin=0..1024        admin bytes per block [8]\n"
-          "  --peak-inaccuracy=0..100    intermediate peaks as Massif's [1.0];\n"
-          "                              the final peak is always exact\n"
-          "  --gnuplot=FILE              also write a standalone gnuplot script\n"
-          "  -o OUT, --output=OUT        the Massif file\n"
-          "  --summary                   the table for a single trace too\n"
-          "  --help, --version\n"
-          "Exit status: 0 (also for truncated traces), 1 if a trace could not be\n"
-          "converted (the others still are), 2 for a bad command line.\n"
-          "See mtrace2massif(1) and doc/mtrace2massif.md.\n", f);
-}
-
-static int bad_opt(const char *arg, const char *why)
-{
-    fprintf(stderr, "mtrace2massif: %s: %s\n", arg, why);
-    fputs("Try 'mtrace2massif --help'.\n", stderr);
-    return 2;
-}
-
-static int num_opt(const char *val, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(val, &end);
-    if (!*val || *end || errno || !isfinite(v) || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int int_opt(const char *val, unsigned long lo, unsigned long hi, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    if (*val < '0' || *val > '9')
-        return 0;
-    unsigned long v = strtoul(val, &end, 10);
-    if (*end || errno || v < lo || v > hi)
-        return 0;
-    *out = (unsigned)v;
-    return 1;
-}
-
-static void desc_add(struct opts *o, const char *arg)
-{
-    size_t n = strlen(o->desc);
-    snprintf(o->desc + n, sizeof o->desc - n, "%s%s", n ? " " : "", arg);
-}
-
-
 /* ------------------------------------------------------------------ */
 /* Several traces: MPI ranks                                            */
 
@@ -1498,6 +1424,178 @@ static char *default_out(const char *trace)
     }
     return s;
 }
+
+static int ndigits(uint64_t v)
+{
+    int n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void put_row(FILE *f, int lw, const char *label, const int *w, const uint64_t *v)
+{
+    fprintf(f, "%*s", lw, label);
+    for (int k = 0; k < 4; k++)
+        fprintf(f, "  %*" PRIu64, w[k], v[k]);
+    fputc('\n', f);
+}
+
+/* The table: one row per trace in rank order (then command-line order),
+ * then min and max with the rank where they occur (the lowest rank on
+ * ties) and the sum, over the traces converted.  Plain integers in bytes,
+ * so that scripts can read it. */
+static void print_summary(FILE *f, struct job *j, size_t n)
+{
+    static const char *head[4] = { "peak heap", "peak heap+extra", "leaked", "records" };
+    struct job **row = malloc(n * sizeof *row);
+    uint64_t min[4] = { 0 }, max[4] = { 0 }, sum[4] = { 0 }, minr[4] = { 0 }, maxr[4] = { 0 };
+    size_t nok = 0;
+    long maxrank = 0;
+    if (!row) {
+        fputs("mtrace2massif: out of memory\n", stderr);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        row[i] = &j[i];
+        if (j[i].rank > maxrank)
+            maxrank = j[i].rank;
+    }
+    qsort(row, n, sizeof *row, by_rank);
+    for (size_t i = 0; i < n; i++) {
+        const struct job *r = row[i];
+        if (r->rc)
+            continue;
+        for (int k = 0; k < 4; k++) {
+            /* strict comparisons: rows are in rank order, so ties keep
+             * the lowest rank */
+            if (!nok || r->v[k] < min[k])
+                min[k] = r->v[k], minr[k] = (uint64_t)r->rank;
+            if (!nok || r->v[k] > max[k])
+                max[k] = r->v[k], maxr[k] = (uint64_t)r->rank;
+            /* saturate rather than wrap (each term is below 2^63) */
+            sum[k] = sum[k] > UINT64_MAX - r->v[k] ? UINT64_MAX : sum[k] + r->v[k];
+        }
+        nok++;
+    }
+    int w[4], lw = nok ? 7 : 4;         /* "at rank" : "rank" */
+    if (ndigits((uint64_t)maxrank) > lw)
+        lw = ndigits((uint64_t)maxrank);
+    for (int k = 0; k < 4; k++) {
+        w[k] = (int)strlen(head[k]);
+        if (nok && ndigits(sum[k]) > w[k])
+            w[k] = ndigits(sum[k]);     /* the sum is the widest number */
+    }
+    fprintf(f, "%*s", lw, "rank");
+    for (int k = 0; k < 4; k++)
+        fprintf(f, "  %*s", w[k], head[k]);
+    fputs("  trace\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const struct job *r = row[i];
+        fprintf(f, "%*ld", lw, r->rank);
+        for (int k = 0; k < 4; k++) {
+            if (r->rc)
+                fprintf(f, "  %*s", w[k], "-");
+            else
+                fprintf(f, "  %*" PRIu64, w[k], r->v[k]);
+        }
+        fputs("  ", f);
+        put_escaped(f, strcmp(r->trace, "-") ? r->trace : "stdin");
+        fputs(r->rc ? " (not converted)\n" : r->truncated ? " (truncated)\n" : "\n", f);
+    }
+    if (nok) {
+        put_row(f, lw, "min", w, min);
+        put_row(f, lw, "at rank", w, minr);
+        put_row(f, lw, "max", w, max);
+        put_row(f, lw, "at rank", w, maxr);
+        put_row(f, lw, "sum", w, sum);
+    }
+    free(row);
+}
+
+#ifndef MTRACE2MASSIF_NO_MAIN
+
+static void usage(FILE *f)
+{
+    fputs("usage: mtrace2massif [options] TRACE... [-o OUT]\n"
+          "Convert mtrace (or Basilisk MTRACE) traces into Massif output files.\n"
+          "TRACE '-' reads standard input.  OUT defaults to massif.out.NAME next to\n"
+          "each trace (massif.out.stdin in the current directory for '-'); '-o -'\n"
+          "writes to standard output.  In OUT and in --gnuplot's FILE, %r is the\n"
+          "trace's rank, %n its file name without the directory, %% a '%'.\n"
+          "\n"
+          "Several traces (MPI: NAME for rank 0, NAME-r for rank r) are converted\n"
+          "one after the other, each into its own file, exactly as alone; OUT and\n"
+          "FILE must then contain %r or %n.  A table then goes to standard output:\n"
+          "per rank the peak heap, the peak heap + extra, the bytes still live at\n"
+          "the end (leaked) and the records; then min and max (with their ranks)\n"
+          "and sum over the ranks.\n"
+          "\n"
+          "options (named and ranged as Massif's; [default]):\n"
+          "  --time-unit=B|i             B: bytes allocated + freed [B];\n"
+          "                              i: trace records (not instructions)\n"
+          "  --max-snapshots=10..1000    snapshots kept [100]\n"
+          "  --detailed-freq=1..1000000  every Nth snapshot is detailed [10]\n"
+          "  --threshold=0..100          significance, in percent [1.0]\n"
+          "  --heap-admin=0..1024        admin bytes per block [8]\n"
+          "  --peak-inaccuracy=0..100    intermediate peaks as Massif's [1.0];\n"
+          "                              the final peak is always exact\n"
+          "  --gnuplot=FILE              also write a standalone gnuplot script\n"
+          "  -o OUT, --output=OUT        the Massif file\n"
+          "  --summary                   the table for a single trace too\n"
+          "  --help, --version\n"
+          "Exit status: 0 (also for truncated traces), 1 if a trace could not be\n"
+          "converted (the others still are), 2 for a bad command line.\n"
+          "See mtrace2massif(1) and doc/mtrace2massif.md.\n", f);
+}
+
+static int bad_opt(const char *arg, const char *why)
+{
+    fprintf(stderr, "mtrace2massif: %s: %s\n", arg, why);
+    fputs("Try 'mtrace2massif --help'.\n", stderr);
+    return 2;
+}
+
+static int num_opt(const char *val, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (!*val || *end || errno || !isfinite(v) || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int int_opt(const char *val, unsigned long lo, unsigned long hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    if (*val < '0' || *val > '9')
+        return 0;
+    unsigned long v = strtoul(val, &end, 10);
+    if (*end || errno || v < lo || v > hi)
+        return 0;
+    *out = (unsigned)v;
+    return 1;
+}
+
+static void desc_add(struct opts *o, const char *arg)
+{
+    size_t n = strlen(o->desc);
+    snprintf(o->desc + n, sizeof o->desc - n, "%s%s", n ? " " : "", arg);
+}
+
 
 struct fname { const char *s; const char *what; const struct job *j; };
 
@@ -1652,104 +1750,6 @@ done:
     free(c);
     j->rc = rc;
     return rc;
-}
-
-static int ndigits(uint64_t v)
-{
-    int n = 1;
-    while (v >= 10) {
-        v /= 10;
-        n++;
-    }
-    return n;
-}
-
-static int by_rank(const void *a, const void *b)
-{
-    const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static void put_row(FILE *f, int lw, const char *label, const int *w, const uint64_t *v)
-{
-    fprintf(f, "%*s", lw, label);
-    for (int k = 0; k < 4; k++)
-        fprintf(f, "  %*" PRIu64, w[k], v[k]);
-    fputc('\n', f);
-}
-
-/* The table: one row per trace in rank order (then command-line order),
- * then min and max with the rank where they occur (the lowest rank on
- * ties) and the sum, over the traces converted.  Plain integers in bytes,
- * so that scripts can read it. */
-static void print_summary(FILE *f, struct job *j, size_t n)
-{
-    static const char *head[4] = { "peak heap", "peak heap+extra", "leaked", "records" };
-    struct job **row = malloc(n * sizeof *row);
-    uint64_t min[4] = { 0 }, max[4] = { 0 }, sum[4] = { 0 }, minr[4] = { 0 }, maxr[4] = { 0 };
-    size_t nok = 0;
-    long maxrank = 0;
-    if (!row) {
-        fputs("mtrace2massif: out of memory\n", stderr);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        row[i] = &j[i];
-        if (j[i].rank > maxrank)
-            maxrank = j[i].rank;
-    }
-    qsort(row, n, sizeof *row, by_rank);
-    for (size_t i = 0; i < n; i++) {
-        const struct job *r = row[i];
-        if (r->rc)
-            continue;
-        for (int k = 0; k < 4; k++) {
-            /* strict comparisons: rows are in rank order, so ties keep
-             * the lowest rank */
-            if (!nok || r->v[k] < min[k])
-                min[k] = r->v[k], minr[k] = (uint64_t)r->rank;
-            if (!nok || r->v[k] > max[k])
-                max[k] = r->v[k], maxr[k] = (uint64_t)r->rank;
-            /* saturate rather than wrap (each term is below 2^63) */
-            sum[k] = sum[k] > UINT64_MAX - r->v[k] ? UINT64_MAX : sum[k] + r->v[k];
-        }
-        nok++;
-    }
-    int w[4], lw = nok ? 7 : 4;         /* "at rank" : "rank" */
-    if (ndigits((uint64_t)maxrank) > lw)
-        lw = ndigits((uint64_t)maxrank);
-    for (int k = 0; k < 4; k++) {
-        w[k] = (int)strlen(head[k]);
-        if (nok && ndigits(sum[k]) > w[k])
-            w[k] = ndigits(sum[k]);     /* the sum is the widest number */
-    }
-    fprintf(f, "%*s", lw, "rank");
-    for (int k = 0; k < 4; k++)
-        fprintf(f, "  %*s", w[k], head[k]);
-    fputs("  trace\n", f);
-    for (size_t i = 0; i < n; i++) {
-        const struct job *r = row[i];
-        fprintf(f, "%*ld", lw, r->rank);
-        for (int k = 0; k < 4; k++) {
-            if (r->rc)
-                fprintf(f, "  %*s", w[k], "-");
-            else
-                fprintf(f, "  %*" PRIu64, w[k], r->v[k]);
-        }
-        fputs("  ", f);
-        put_escaped(f, strcmp(r->trace, "-") ? r->trace : "stdin");
-        fputs(r->rc ? " (not converted)\n" : r->truncated ? " (truncated)\n" : "\n", f);
-    }
-    if (nok) {
-        put_row(f, lw, "min", w, min);
-        put_row(f, lw, "at rank", w, minr);
-        put_row(f, lw, "max", w, max);
-        put_row(f, lw, "at rank", w, maxr);
-        put_row(f, lw, "sum", w, sum);
-    }
-    free(row);
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,9 @@
  * written is checked for the properties Massif's readers rely on: no '#'
  * except the snapshot separators, every tree node at most its snapshot's
  * total, the root equal to mem_heap_B, exactly the right number of child
- * lines, at most one peak.  Build and run: fuzz/mtrace2massif.sh. */
+ * lines, at most one peak.  The same input also names the files of an
+ * MPI run (ranks from NAME-r, %r/%n patterns) and fills the per-rank table
+ * with this conversion's figures.  Build and run: fuzz/mtrace2massif.sh. */
 #define MTRACE2MASSIF_NO_MAIN
 #include "../mtrace2massif.c"
 
@@ -99,6 +101,51 @@ static char *generate(const uint8_t *d, size_t n, size_t *len)
     return t;
 }
 
+/* The MPI side: a name from the input's first bytes as NAME of a run,
+ * NAME-r and standard input beside it; their ranks, the output names the
+ * patterns give (the name itself as the pattern), and the table with this
+ * conversion's figures in it. */
+static void check_ranks(const uint8_t *d, size_t n, const struct conv *c, int rc, FILE *devnull)
+{
+    char name[48], name2[64];
+    size_t len = n < 40 ? n : 40;
+    memcpy(name, d, len);
+    name[len] = 0;
+    len = strlen(name);
+    unsigned r = 1 + (n ? d[0] : 0) % 9;
+    snprintf(name2, sizeof name2, "%s-%u", name, r);
+    struct job j[3] = { { .trace = name, .pos = 0 }, { .trace = name2, .pos = 1 },
+                        { .trace = "-", .pos = 2 } };
+    assign_ranks(j, 3);
+    if (j[2].rank != 2)
+        abort();
+    if (len > 0 && name[len - 1] != '/') {
+        long own = rank_suffix(name);
+        if (j[1].rank != (long)r || j[0].rank != (own >= 0 ? own : 0))
+            abort();
+    }
+    for (int k = 0; k < 3; k++) {
+        char *o = expand(name, &j[k]), *def = default_out(j[k].trace);
+        if (!o || !def || (!pattern_varies(name) && strcmp(o, name) && strstr(name, "%%") == NULL))
+            abort();
+        free(o);
+        free(def);
+    }
+    j[0].rc = rc;
+    j[0].truncated = c->truncated;
+    j[0].v[0] = c->max_heap;
+    j[0].v[1] = c->max_total;
+    j[0].v[2] = c->heap;
+    j[0].v[3] = c->nrec;
+    /* what the table relies on: live <= peak <= peak + extra */
+    if (rc == 0 && (c->heap > c->max_heap || c->max_heap > c->max_total))
+        abort();
+    j[1] = j[0];
+    j[1].trace = name2;
+    j[1].rank = (long)r;
+    print_summary(devnull, j, 3);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
@@ -135,6 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(mf);
     if (rc == 0)
         check_output(out, outlen);
+    check_ranks(data + 1, size - 1, c, rc, devnull);
     free(out);
     free(buf);
     free(c);
