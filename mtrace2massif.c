@@ -1763,7 +1763,9 @@ int main(int argc, char **argv)
     o.peak_inaccuracy = 1.0;
     const char *out_name = NULL;
     int only_files = 0, summary = 0, nstdin = 0;
-    struct job *jobs = calloc((size_t)argc, sizeof *jobs);
+    /* static: still reachable, so the early exits need no cleanup */
+    static struct job *jobs;
+    jobs = calloc((size_t)argc, sizeof *jobs);
     size_t n = 0;
     if (!jobs) {
         fputs("mtrace2massif: out of memory\n", stderr);
