@@ -297,9 +297,16 @@ check "NAME after NAME-1: rank 0, rows in rank order" test "$(rank_rows r2.sum)"
 cp ranks/tr ranks/a.trace; cp ranks/tr-1 ranks/b.trace
 (cd ranks && "$M2M" b.trace a.trace tr-3 > ../r3.sum)
 check "other names: their position; NAME-3: 3" test "$(rank_rows r3.sum)" = "0:b.trace 1:a.trace 3:tr-3 "
+cp ranks/tr ranks/tr-01
+"$M2M" ranks/tr-1 ranks/tr-01 ranks/tr > r4.sum
+check "paths: NAME in a directory is rank 0; -01 is no rank (position 1)" \
+    test "$(rank_rows r4.sum)" = "0:ranks/tr 1:ranks/tr-1 1:ranks/tr-01 "
+check "paths: each Massif file beside its trace" test -s ranks/massif.out.tr-01
 # -o with several traces: a pattern (%r rank, %n name), else refused
 (cd ranks && "$M2M" tr tr-1 -o "out-%r.%n" > /dev/null)
 check "-o out-%r.%n: out-0.tr, out-1.tr-1" test -s ranks/out-0.tr -a -s ranks/out-1.tr-1
+"$M2M" ranks/tr-3 -o "p%%c%x.%r"
+check "one trace: -o p%%c%x.%r is p%c%x.3" test -s "p%c%x.3"
 (cd ranks && "$M2M" tr tr-1 -o same.out > /dev/null 2> ../o.err; echo $? > ../o.rc)
 check "-o without %r or %n: exit 2, nothing written" test "$(cat o.rc)" = 2 -a ! -e ranks/same.out
 has "... and says why" o.err "mtrace2massif: same.out: with several traces, OUT must contain %r (rank) or %n (trace name)"
