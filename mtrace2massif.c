@@ -1414,9 +1414,8 @@ static char *expand(const char *pat, const struct job *j)
 static char *default_out(const char *trace)
 {
     const char *name = trace_base(trace);
-    size_t dirlen = (size_t)(name - trace);
-    if (!strcmp(trace, "-"))
-        dirlen = 0;
+    /* "stdin" is not inside the argument: no directory to keep */
+    size_t dirlen = strcmp(trace, "-") ? (size_t)(name - trace) : 0;
     char *s = malloc(dirlen + strlen(name) + 16);
     if (s) {
         memcpy(s, trace, dirlen);

@@ -302,6 +302,9 @@ cp ranks/tr ranks/tr-01
 check "paths: NAME in a directory is rank 0; -01 is no rank (position 1)" \
     test "$(rank_rows r4.sum)" = "0:ranks/tr 1:ranks/tr-1 1:ranks/tr-01 "
 check "paths: each Massif file beside its trace" test -s ranks/massif.out.tr-01
+(cd ranks && "$M2M" tr-1 - < tr > ../r5.sum)
+check "standard input among them: its position, shown as stdin" test "$(rank_rows r5.sum)" = "1:tr-1 1:stdin "
+check "... its file: massif.out.stdin" test -s ranks/massif.out.stdin
 # -o with several traces: a pattern (%r rank, %n name), else refused
 (cd ranks && "$M2M" tr tr-1 -o "out-%r.%n" > /dev/null)
 check "-o out-%r.%n: out-0.tr, out-1.tr-1" test -s ranks/out-0.tr -a -s ranks/out-1.tr-1
