@@ -108,7 +108,7 @@ INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
 MANDIR      ?= $(PREFIX)/share/man
 ECO_MAN1     = doc/mtrace-cc.1
-ECO_MAN3     = doc/mtrace.3
+ECO_MAN7     = doc/mtrace.7
 test-ecosystem: all
 	bash tests/ecosystem.sh
 .PHONY: test-ecosystem
@@ -116,11 +116,11 @@ test-ecosystem: all
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(INCLUDEDIR)/
 	for t in $(TOOLS) mtrace-cc; do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
 	install -m 644 $(ECO_MAN1) $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 $(ECO_MAN3) $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(ECO_MAN7) $(DESTDIR)$(MANDIR)/man7/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
 		mtrace.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
@@ -130,7 +130,7 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/mtrace.h $(DESTDIR)$(INCLUDEDIR)/mtrace.c
 	for t in $(TOOLS) mtrace-cc; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(ECO_MAN1))
-	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man3/%,$(ECO_MAN3))
+	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man7/%,$(ECO_MAN7))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 clean:
