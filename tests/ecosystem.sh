@@ -10,7 +10,6 @@
 unset MTRACE MTRACE_CC MTRACE_LEVEL MTRACE_DOUBLE_FREE PKG_CONFIG_PATH CFLAGS
 export LC_ALL=C
 HERE=$TOP/tests/ecosystem
-case ${TEST_CFLAGS:-} in *sanitize=address*) export ASAN_OPTIONS=detect_leaks=0 ;; esac
 
 # A copy of the tree (no .git, no fuzz corpora), timestamps kept, so that
 # `make` there rebuilds nothing and the real tree is never written to.
@@ -182,22 +181,38 @@ fi
 # if /dev/null is no longer the device (something renamed a file over it),
 # configure breaks in ways that have nothing to do with mtrace.
 [ -c /dev/null ] || fail "/dev/null is not a character device any more (a program renamed a file over it): configure will fail; restore it with: rm /dev/null; mknod -m 666 /dev/null c 1 3"
-project auto1
-if command -v autoconf > /dev/null; then
-    (cd "$TMP/auto1" && autoconf 2> autoconf.err)
-    AUTO="Autoconf's configure"
-else
-    cp "$HERE/configure" "$TMP/auto1/configure"
-    AUTO="configure (stand-in: autoconf is not installed)"
-fi
-mkdir -p "$TMP/auto1/build"
+# configure_project NAME: a copy of the project with its configure script
+configure_project() {
+    project "$1"
+    if command -v autoconf > /dev/null; then
+        (cd "$TMP/$1" && autoconf 2> autoconf.err)
+    else
+        cp "$HERE/configure" "$TMP/$1/configure"
+    fi
+    mkdir -p "$TMP/$1/build"
+}
+if command -v autoconf > /dev/null; then AUTO="Autoconf's configure"
+else AUTO="configure (a stand-in: autoconf is not installed)"; fi
+configure_project auto1
 (cd "$TMP/auto1/build" && ../configure CFLAGS="-g $(pkg-config --cflags mtrace)" > build.log 2>&1 && make >> build.log 2>&1)
 recipe "$AUTO CFLAGS=\$(pkg-config --cflags mtrace)" "$TMP/auto1/build"
-project auto2
-cp "$HERE/configure" "$TMP/auto2/configure"
-mkdir -p "$TMP/auto2/build"
+configure_project auto2
 (cd "$TMP/auto2/build" && ../configure CC=mtrace-cc > build.log 2>&1 && make >> build.log 2>&1)
-recipe "configure CC=mtrace-cc" "$TMP/auto2/build"
+recipe "$AUTO CC=mtrace-cc" "$TMP/auto2/build"
+
+# the other forms shown in mtrace(7) and mtrace-cc(1)
+project make4
+(cd "$TMP/make4" && make CFLAGS+="-g -DMTRACE=1 -include $(mtrace-cc --mtrace-header)" > build.log 2>&1)
+recipe "make CFLAGS+=-include \$(mtrace-cc --mtrace-header)" "$TMP/make4"
+project make5
+(cd "$TMP/make5" && MTRACE_CC="env cc" make CC=mtrace-cc > build.log 2>&1)
+recipe "MTRACE_CC='env cc' (split into words) make CC=mtrace-cc" "$TMP/make5"
+if command -v clang > /dev/null; then
+    (cd "$TMP/make5" && MTRACE_LEVEL=3 MTRACE_CC=clang mtrace-cc -g hello.c greet.c -o hello3 2> cc3.err &&
+        MTRACE=hello3.trace ./hello3 > out3 2> err3)
+    check "MTRACE_LEVEL=3 MTRACE_CC=clang mtrace-cc: leak errors only, no trace" \
+        test "$(cat "$TMP/make5/err3")" = "hello.c:11: error: 6 bytes leaked here" -a ! -e "$TMP/make5/hello3.trace"
+fi
 
 # ===================================================================
 # 3. The examples and their expected reports (examples/NAME.expected)
@@ -286,7 +301,7 @@ awk '/^```text$/ { inblock = 1; next } /^```/ { inblock = 0; next } inblock && $
     "$TOP/doc/guide.md" > "$TMP/guide.expected"
 check "guide: has commands and outputs" test "$(grep -c "@@@ block" "$TMP/guide.sh")" -ge 8 -a -s "$TMP/guide.expected"
 (cd "$G/mtrace" && env -i HOME="$G" PATH="$PATH" LC_ALL=C TERM=dumb GNUTERM=dumb MANPAGER=cat PAGER=cat MANWIDTH=80 \
-    ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     bash "$TMP/guide.sh" > "$TMP/guide.log" 2>&1)
 check "guide: every command runs, with exit status 0" test $? -eq 0 || tail -n 15 "$TMP/guide.log" | sed 's/^/     /'
 grep '^@@@' "$TMP/guide.log" | tail -n 1 | sed 's/^/     last: /'
