@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define M2M_VERSION "1.0"
@@ -1643,6 +1644,16 @@ static int check_names(const struct job *j, size_t n)
     return rc;
 }
 
+/* Is 'name' something other than a regular file (/dev/null, a FIFO, a
+ * terminal)?  Such an output is written in place and never removed:
+ * renaming a temporary file over it, or removing it after a failure,
+ * would replace or delete the device itself (as root, /dev/null). */
+static int special_file(const char *name)
+{
+    struct stat st;
+    return stat(name, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Convert one trace into its files; fills the job's summary numbers.
  * Returns 0, or 1 after a message (nothing is left behind then). */
 static int convert_one(const struct opts *o, struct job *j)
@@ -1653,6 +1664,7 @@ static int convert_one(const struct opts *o, struct job *j)
     FILE *out = stdout, *gpf = NULL;
     const char *trace = j->trace, *out_name = j->out;
     int rc = 1, is_stdin = !strcmp(trace, "-"), to_stdout = !strcmp(out_name, "-");
+    int gp_special = j->gp && special_file(j->gp);
     if (!c) {
         fputs("mtrace2massif: out of memory\n", stderr);
         return 1;
@@ -1682,7 +1694,14 @@ static int convert_one(const struct opts *o, struct job *j)
 
     /* write to a temporary name and rename, so a failed conversion never
      * leaves a half-written or stale-looking Massif file */
-    if (!to_stdout) {
+    if (!to_stdout && special_file(out_name)) {
+        out = fopen(out_name, "w");
+        if (!out) {
+            fprintf(stderr, "mtrace2massif: %s: %s\n", out_name, strerror(errno));
+            out = stdout;
+            goto done;
+        }
+    } else if (!to_stdout) {
         tmp_name = malloc(strlen(out_name) + 32);
         if (!tmp_name)
             goto done;
@@ -1729,7 +1748,7 @@ done:
         fclose(out);
     if (gpf) {
         fclose(gpf);
-        if (rc != 0)
+        if (rc != 0 && !gp_special)
             remove(j->gp);
     }
     if (tmp_name) {

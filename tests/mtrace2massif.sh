@@ -263,16 +263,35 @@ if [ -f "$TOP/mtrace.h" ] && [ -f churn.trace ]; then
     check "the trace's two-line tail renders to SVG" sh -c "test -s tail.svg && ! test -s gp.err"
     [ -n "${KEEP_PNG:-}" ] && cp churn.png tail.png "$KEEP_PNG"/
 fi
-"$M2M" --time-unit=i --gnuplot=small.gp "$D/small.trace" -o /dev/null
+"$M2M" --time-unit=i --gnuplot=small.gp "$D/small.trace" -o small-i.out
 gnuplot -e "set terminal svg; set output 'small.svg'" small.gp 2> gp.err
 check "script with a '#' and spaces in a title renders" sh -c "test -s small.svg && ! test -s gp.err"
 has "x axis in records" small.gp 'set xlabel "time (trace records)"'
 
-# --- 5. the manual page -----------------------------------------------------
+# --- 5. outputs that are not regular files --------------------------------
+# written in place: renaming the temporary file over a device or a FIFO
+# would replace it (as root, `-o /dev/null` used to replace /dev/null with a
+# regular file), and a failed conversion must not remove it
+mkfifo out.fifo
+timeout 20 cat out.fifo > fifo.got &
+"$M2M" "$D/small.trace" -o out.fifo
+wait
+check "-o FIFO: still a FIFO" test -p out.fifo
+"$M2M" "$D/small.trace" -o fifo.want
+same "-o FIFO: the Massif file went through it" fifo.want fifo.got
+if mknod -m 666 null c 1 3 2> /dev/null; then    # a private /dev/null (root)
+    "$M2M" "$D/small.trace" -o null
+    check "-o a character device: still one" test -c null
+    printf '@ 1 f f.c 1\n- 1 0 0 0 1\n' > bad.trace
+    "$M2M" bad.trace --gnuplot=null -o bad.out 2> /dev/null
+    check "--gnuplot=a device and bad input: the device is not removed" test -c null
+fi
+
+# --- 6. the manual page -----------------------------------------------------
 MANWIDTH=80 man --warnings -l "$TOP/doc/mtrace2massif.1" > man.out 2> man.err
 check "man page renders without warnings" sh -c "test -s man.out && ! test -s man.err"
 
-# --- 6. Several traces at once: the files of an MPI run ---------------------
+# --- 7. Several traces at once: the files of an MPI run ---------------------
 # tests/mtrace2massif/ranks/: rank 0 (tr) leaks 100 bytes, rank 1 (tr-1)
 # grows a block by realloc and frees it, rank 2 (tr-2) was killed (last
 # line cut short), rank 3 (tr-3) is Basilisk's (no MAXRSS).  Given in any
