@@ -83,15 +83,18 @@ enum { MT_OFF, MT_STARTING, MT_READY, MT_DONE };
 #define MT_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
 #define MT_ROWS 20              /* summary rows before "N more sites" */
 
-/* A block the program got from a traced call.  `freed_by` is 0 while it is
-   live; after the free it holds the site of the free, and the entry stays
-   as a tombstone until the C library hands the address out again, so a
-   second free can name both places. */
+/* A block the program got from a traced call, in 16 bytes: its address,
+   and one word holding its site (the low 20 bits), a freed flag, and its
+   size, or once freed the site of the free.  The entry stays as a
+   tombstone until the C library hands the address out again, so a second
+   free can name both places. */
 struct mt_block {
     uintptr_t addr;
-    size_t size;
-    unsigned site, freed_by;
+    uint64_t word;
 };
+#define MT_SITE_BITS 20
+#define MT_MAXSITES ((1u << MT_SITE_BITS) - 1)
+#define MT_FREED ((uint64_t)1 << MT_SITE_BITS)
 
 /* Per-site figures, indexed by mtrace_site.index.  `id` is the number the
    trace uses, given when the site first appears in a record. */
@@ -444,7 +447,7 @@ static unsigned mt_site_register(struct mtrace_site *d)
 {
     unsigned long h;
     unsigned i, mask;
-    if (mt.nsites + 1 >= mt.maxsites && !mt_grow_sites())
+    if (mt.nsites >= MT_MAXSITES || (mt.nsites + 1 >= mt.maxsites && !mt_grow_sites()))
         return 0;
     mask = mt.nsitehash - 1;
     for (h = mt_site_hash(d->func, d->file, d->line); (i = mt.sitehash[h & mask]); h++) {
@@ -468,6 +471,26 @@ static MT_HOT unsigned mt_site_index(struct mtrace_site *d)
 
 /* ---- blocks ---- */
 
+static MT_HOT unsigned mt_b_site(const struct mt_block *b)
+{
+    return (unsigned)(b->word & MT_MAXSITES);
+}
+
+static MT_HOT size_t mt_b_size(const struct mt_block *b)      /* live ones */
+{
+    return (size_t)(b->word >> (MT_SITE_BITS + 1));
+}
+
+static MT_HOT unsigned mt_b_freed_by(const struct mt_block *b) /* tombstones */
+{
+    return (unsigned)(b->word >> (MT_SITE_BITS + 1));
+}
+
+static MT_HOT int mt_freed(const struct mt_block *b)
+{
+    return (b->word & MT_FREED) != 0;
+}
+
 static MT_HOT size_t mt_slot(uintptr_t addr)
 {
     return (size_t)((((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ULL) >> 24) & (mt.nblocks - 1);
@@ -486,7 +509,7 @@ static MT_HOT struct mt_block *mt_find(uintptr_t addr)
 static void mt_erase(struct mt_block *b)
 {
     size_t mask = mt.nblocks - 1, i = (size_t)(b - mt.blocks), j = i;
-    if (b->freed_by)
+    if (mt_freed(b))
         mt.nfreed--;
     else
         mt.nlive--;
@@ -523,9 +546,9 @@ static int mt_grow_blocks(void)
     mt.nblocks = cap;
     mt.nlive = mt.nfreed = 0;
     for (i = 0; i < n; i++)
-        if (old[i].addr && (keep_freed || !old[i].freed_by)) {
+        if (old[i].addr && (keep_freed || !mt_freed(&old[i]))) {
             *mt_find(old[i].addr) = old[i];
-            if (old[i].freed_by)
+            if (mt_freed(&old[i]))
                 mt.nfreed++;
             else
                 mt.nlive++;
@@ -568,7 +591,7 @@ static MT_HOT void mt_count(int op, unsigned site, size_t size)
 static MT_HOT void mt_add(void *p, size_t size, unsigned site, int op)
 {
     struct mt_block *b;
-    if (!site || !mt_make_room()) {
+    if (!site || (uint64_t)size >> (63 - MT_SITE_BITS) || !mt_make_room()) {
         if (!mt.incomplete)
             mt_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
         mt.incomplete = 1;
@@ -577,32 +600,27 @@ static MT_HOT void mt_add(void *p, size_t size, unsigned site, int op)
     b = mt_find((uintptr_t)p);
     if (!b->addr)
         mt.nlive++;
-    else if (b->freed_by)
+    else if (mt_freed(b))
         mt.nfreed--, mt.nlive++;    /* the tombstone's address came back */
     else
-        mt_count('-', b->site, b->size);
+        mt_count('-', mt_b_site(b), mt_b_size(b));
     b->addr = (uintptr_t)p;
-    b->size = size;
-    b->site = site;
-    b->freed_by = 0;
+    b->word = (uint64_t)size << (MT_SITE_BITS + 1) | site;
     mt_count(op, site, size);
 }
 
 /* The block at p is going away: writes '-' or '<' and leaves a tombstone. */
 static MT_HOT void mt_drop(struct mt_block *b, struct mtrace_site *by, int op)
 {
-    mt_count(op, b->site, b->size);
-    b->freed_by = mt_site_index(by);
+    mt_count(op, mt_b_site(b), mt_b_size(b));
+    b->word = (uint64_t)mt_site_index(by) << (MT_SITE_BITS + 1) | MT_FREED | mt_b_site(b);
     mt.nlive--;
-    if (b->freed_by)
-        mt.nfreed++;
-    else
-        mt_erase(b);
+    mt.nfreed++;
 }
 
 static MT_HOT int mt_live(struct mt_block *b)
 {
-    return b->addr && !b->freed_by;
+    return b->addr && !mt_freed(b);
 }
 
 /* ---- start and end ---- */
@@ -945,13 +963,12 @@ static int mt_double_free(struct mt_block *b, struct mtrace_site *by, const char
     char msg[3 * MT_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
     unsigned bad = mt_site_index(by);
     struct mt_site *s = &mt.sites[bad];
-    o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s of a freed block of %lu bytes (in %s)\n",
-                  bad ? s->file : "<unknown>", bad ? s->line : 0, what,
-                  (unsigned long)b->size, bad ? s->func : "?");
+    o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s of a block already freed (in %s)\n",
+                  bad ? s->file : "<unknown>", bad ? s->line : 0, what, bad ? s->func : "?");
     if (o < end)
-        o = mt_place(o, end, b->site, "the block was allocated here");
+        o = mt_place(o, end, mt_b_site(b), "the block was allocated here");
     if (o < end)
-        o = mt_place(o, end, b->freed_by, "and first freed here");
+        o = mt_place(o, end, mt_b_freed_by(b), "and first freed here");
     if (o > end)
         o = end;
     mt.double_frees++;
@@ -1192,7 +1209,7 @@ static MT_HOT void *mt_traced(void *p, size_t size, struct mtrace_site *d, int o
    the block keeps its site. */
 static void *mt_move(struct mt_block *b, void *p, size_t n, struct mtrace_site *d)
 {
-    unsigned site = d ? mt_site_index(d) : b->site;
+    unsigned site = d ? mt_site_index(d) : mt_b_site(b);
     void *q = mt_libc_realloc(p, n);
     if (q || n == 0) {
         mt_drop(b, d ? d : &mt_untraced_site, '<');
@@ -1330,7 +1347,7 @@ static void *mt_forget(void *p)
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
         b = mt_find((uintptr_t)p);
         if (mt_live(b))
-            mt_count('-', b->site, b->size);
+            mt_count('-', mt_b_site(b), mt_b_size(b));
         if (b->addr)
             mt_erase(b);
         mt_unlock();
