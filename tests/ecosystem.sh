@@ -8,6 +8,10 @@
 # tools are the ones `make` built (sanitized under `make test-sanitize`).
 . "$(dirname "$0")/lib.sh"
 unset MTRACE MTRACE_CC MTRACE_LEVEL MTRACE_DOUBLE_FREE PKG_CONFIG_PATH CFLAGS
+# `make test-sanitize` runs `make test CFLAGS=...`: the variables given to that
+# make reach every make below through MAKEFLAGS; the projects built here
+# must see only their own Makefiles and the recipe under test.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 export LC_ALL=C
 HERE=$TOP/tests/ecosystem
 
