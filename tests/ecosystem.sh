@@ -142,6 +142,8 @@ check "uninstall: find DESTDIR -type f is empty" test -z "$(find "$DEST" -type f
 #    against a real install into a temporary PREFIX
 # ===================================================================
 P2=$TMP/prefix
+EX0=$TMP/examples0
+mkdir -p "$EX0" && cp "$TOP/examples/mpi.c" "$EX0/"
 make -s -C "$SRC" install PREFIX="$P2" > "$TMP/install2.log" 2>&1
 check "install into a PREFIX (no DESTDIR)" test -s "$P2/share/pkgconfig/mtrace.pc"
 export PATH="$P2/bin:$PATH" PKG_CONFIG_PATH="$P2/share/pkgconfig"
@@ -203,6 +205,18 @@ recipe "$AUTO CFLAGS=\$(pkg-config --cflags mtrace)" "$TMP/auto1/build"
 configure_project auto2
 (cd "$TMP/auto2/build" && ../configure CC=mtrace-cc > build.log 2>&1 && make >> build.log 2>&1)
 recipe "$AUTO CC=mtrace-cc" "$TMP/auto2/build"
+
+# mtrace-cc's own options and failure
+check "mtrace-cc --help: usage, exit status 0" sh -c "mtrace-cc --help | grep -q '^usage: mtrace-cc'"
+mkdir -p "$TMP/lonely" && cp "$TOP/mtrace-cc" "$TMP/lonely/"
+"$TMP/lonely/mtrace-cc" -c "$TMP/outside/prog.c" -o "$TMP/lonely/prog.o" > "$TMP/lonely/out" 2> "$TMP/lonely/err"; echo $? > "$TMP/lonely/rc"
+check "mtrace-cc without a header next to it or in ../include: exit status 2" status "$TMP/lonely/rc" 2
+has "mtrace-cc without a header: says where it looked" "$TMP/lonely/err" "mtrace-cc: cannot find mtrace.h and mtrace.c in $TMP/lonely or $TMP/lonely/../include"
+check "mtrace-cc in the source tree: uses the tree's header" test "$("$TOP/mtrace-cc" --mtrace-header)" = "$TOP/mtrace.h"
+if command -v mpicc > /dev/null; then
+    (cd "$EX0" && MTRACE_CC=mpicc mtrace-cc -g -c mpi.c -o mpi.o 2> mpicc.err)
+    check "MTRACE_CC=mpicc mtrace-cc: compiles an MPI program" test -s "$EX0/mpi.o" -a ! -s "$EX0/mpicc.err"
+fi
 
 # the other forms shown in mtrace(7) and mtrace-cc(1)
 project make4
