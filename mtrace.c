@@ -957,8 +957,8 @@ static char *mt_place(char *o, char *end, unsigned site, const char *what)
 }
 
 /* A second free (or realloc) of a traced block.  Called with the lock held;
-   releases it.  Returns 0 when told to continue, otherwise aborts. */
-static int mt_double_free(struct mt_block *b, struct mtrace_site *by, const char *what)
+   releases it.  Aborts, unless told to continue (MTRACE_DOUBLE_FREE). */
+static void mt_double_free(struct mt_block *b, struct mtrace_site *by, const char *what)
 {
     char msg[3 * MT_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
     unsigned bad = mt_site_index(by);
@@ -977,7 +977,6 @@ static int mt_double_free(struct mt_block *b, struct mtrace_site *by, const char
     mt_write_all(2, msg, (size_t)(o - msg));
     if (!mt.keep_going)
         abort();
-    return 0;
 }
 
 static int mt_by_peak(const void *a, const void *b)
@@ -1229,8 +1228,10 @@ static void *mt_resize(void *p, size_t n, struct mtrace_site *d, int first)
         b = mt_find((uintptr_t)p);
         if (mt_live(b))
             return mt_move(b, p, n, d);
-        if (b->addr && mt.interposed)
-            return mt_double_free(b, d, "realloc") ? 0 : 0;
+        if (b->addr && mt.interposed) {
+            mt_double_free(b, d, "realloc");    /* continuing: the call does nothing */
+            return 0;
+        }
         mt_unlock();
     }
     return mt_traced(mt_libc_realloc(p, n), n, d, first);
