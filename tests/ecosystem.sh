@@ -255,6 +255,8 @@ check "examples/leak.c: exit status 1" status "$EX/leak.rc" 1
 example threads -pthread
 check "examples/threads.c: exit status 1" status "$EX/threads.rc" 1
 has "examples/threads.c: every thread ran" "$EX/threads.out" "4 threads done"
+(example dfree) 2> /dev/null            # the shell's own "Aborted" line
+check "examples/dfree.c: aborts (SIGABRT)" status "$EX/dfree.rc" 134
 example pool
 check "examples/pool.c: exit status 1" status "$EX/pool.rc" 1
 has "examples/pool.c: the program's own output" "$EX/pool.out" "sum 15"
@@ -283,6 +285,16 @@ if command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
 else
     fail "examples/mpi.c: mpicc/mpirun missing (apt-get install openmpi-bin libopenmpi-dev)"
 fi
+
+# the report examples quoted in mtrace(7) are the real ones
+sed 's/\\-/-/g' "$TOP/doc/mtrace.7" > "$TMP/mtrace.7.txt"
+for name in example dfree; do
+    grep -v -e RSS -e PCT -e DIR "$TOP/examples/$name.expected" | while IFS= read -r line; do
+        grep -qxF -- "$line" "$TMP/mtrace.7.txt" || echo "     not in mtrace.7: $line"
+    done > "$TMP/man-$name.missing"
+    check "mtrace(7) quotes the report of examples/$name.c as it is" test ! -s "$TMP/man-$name.missing" ||
+        cat "$TMP/man-$name.missing"
+done
 
 # ===================================================================
 # 4. Man pages: every page in doc/ renders without a warning
