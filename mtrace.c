@@ -1066,11 +1066,13 @@ static void mt_put_gnuplot(void)
 static int mt_report(void)
 {
     size_t cap = 8192 + (size_t)MT_ROWS * (2 * MT_NAMEMAX + 64), leaks = 0;
-    char *out = (char *)mt_pages(cap), *o = out, *end = out + cap - 1;
+    char *out = (char *)mt_pages(cap), *o, *end;
     char who[64] = "", tag[64] = "";
     unsigned i, *order;
     if (!out)
         return 0;
+    o = out;
+    end = out + cap - 1;
     if (mt.rank >= 0) {
         snprintf(who, sizeof who, "[rank %ld] ", mt.rank);
         snprintf(tag, sizeof tag, " (rank %ld)", mt.rank);
