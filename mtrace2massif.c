@@ -1342,7 +1342,8 @@ static long rank_suffix(const char *name)
 }
 
 /* Ranks: r from a NAME-r suffix; 0 for NAME when some NAME-r is given
- * too (whatever the order); for any other name, its position. */
+ * too (whatever the order); for any other name, its position.  "-" is
+ * standard input, not a NAME (a trace named "--1" is not its rank 1). */
 static void assign_ranks(struct job *j, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -1352,6 +1353,8 @@ static void assign_ranks(struct job *j, size_t n)
             continue;
         size_t len = strlen(j[i].trace);
         j[i].rank = (long)j[i].pos;
+        if (!strcmp(j[i].trace, "-"))
+            continue;
         for (size_t k = 0; k < n; k++) {
             const char *t = j[k].trace;
             /* t is NAME-r: a rank suffix starting right after NAME */

@@ -324,6 +324,9 @@ check "paths: each Massif file beside its trace" test -s ranks/massif.out.tr-01
 (cd ranks && "$M2M" tr-1 - < tr > ../r5.sum)
 check "standard input among them: its position, shown as stdin" test "$(rank_rows r5.sum)" = "1:tr-1 1:stdin "
 check "... its file: massif.out.stdin" test -s ranks/massif.out.stdin
+cp ranks/tr-1 ranks/--1     # found by the fuzzer: '-' is no NAME of NAME-r
+(cd ranks && "$M2M" -- --1 - < tr > ../r6.sum)
+check "'-' beside a trace named '--1': its position, not rank 0" test "$(rank_rows r6.sum)" = "1:--1 1:stdin "
 # -o with several traces: a pattern (%r rank, %n name), else refused
 (cd ranks && "$M2M" tr tr-1 -o "out-%r.%n" > /dev/null)
 check "-o out-%r.%n: out-0.tr, out-1.tr-1" test -s ranks/out-0.tr -a -s ranks/out-1.tr-1
