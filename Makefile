@@ -118,7 +118,9 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(INCLUDEDIR)/
-	for t in $(TOOLS) mtrace-cc; do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
+	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
+	sed "s|^installed_dir='@INCLUDEDIR@'|installed_dir='$(INCLUDEDIR)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
+	chmod 755 $(DESTDIR)$(BINDIR)/mtrace-cc
 	install -m 644 $(ECO_MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(ECO_MAN7) $(DESTDIR)$(MANDIR)/man7/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \

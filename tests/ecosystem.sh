@@ -137,6 +137,18 @@ check "uninstall: only the file it did not install is left" test "$(find "$DEST"
 rm -f "$ROOT/bin/not-ours"
 check "uninstall: find DESTDIR -type f is empty" test -z "$(find "$DEST" -type f)"
 
+# INCLUDEDIR elsewhere (as packagers do): mtrace.pc and mtrace-cc follow it
+P3=$TMP/prefix3
+make -s -C "$SRC" install PREFIX="$P3" INCLUDEDIR="$P3/include/mtrace" > "$TMP/install3.log" 2>&1
+check "install INCLUDEDIR=PREFIX/include/mtrace: mtrace-cc finds the header there" \
+    test "$("$P3/bin/mtrace-cc" --mtrace-header)" = "$P3/include/mtrace/mtrace.h"
+check "install INCLUDEDIR=PREFIX/include/mtrace: pkg-config's header follows" \
+    test "$(PKG_CONFIG_PATH=$P3/share/pkgconfig pkg-config --variable=header mtrace)" = "$P3/include/mtrace/mtrace.h"
+(cd "$TMP/outside" && "$P3/bin/mtrace-cc" -g prog.c -o prog-p3 && ./prog-p3 > /dev/null 2> err-p3)
+has "install INCLUDEDIR=PREFIX/include/mtrace: a program built with that mtrace-cc is traced" "$TMP/outside/err-p3" "prog.c:5: error: 300 bytes leaked here"
+make -s -C "$SRC" uninstall PREFIX="$P3" INCLUDEDIR="$P3/include/mtrace" > /dev/null 2>&1
+check "uninstall INCLUDEDIR=...: nothing left" test -z "$(find "$P3" -type f)"
+
 # ===================================================================
 # 2. The one-line recipes, on examples/project (a leak at hello.c:11),
 #    against a real install into a temporary PREFIX
