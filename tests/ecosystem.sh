@@ -12,6 +12,7 @@ unset MTRACE MTRACE_CC MTRACE_LEVEL MTRACE_DOUBLE_FREE PKG_CONFIG_PATH CFLAGS
 # make reach every make below through MAKEFLAGS; the projects built here
 # must see only their own Makefiles and the recipe under test.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+ORIG_PATH=$PATH
 export LC_ALL=C
 HERE=$TOP/tests/ecosystem
 
@@ -342,7 +343,7 @@ awk '/^```sh$/ { n++; inblock = 1; printf "echo \"@@@ block %d (doc/guide.md:%d)
 awk '/^```text$/ { inblock = 1; next } /^```/ { inblock = 0; next } inblock && $0 != "..." && $0 != ""' \
     "$TOP/doc/guide.md" > "$TMP/guide.expected"
 check "guide: has commands and outputs" test "$(grep -c "@@@ block" "$TMP/guide.sh")" -ge 8 -a -s "$TMP/guide.expected"
-(cd "$G/mtrace" && env -i HOME="$G" PATH="$PATH" LC_ALL=C TERM=dumb GNUTERM=dumb MANPAGER=cat PAGER=cat MANWIDTH=80 \
+(cd "$G/mtrace" && env -i HOME="$G" PATH="$ORIG_PATH" LC_ALL=C TERM=dumb GNUTERM=dumb MANPAGER=cat PAGER=cat MANWIDTH=80 \
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     bash "$TMP/guide.sh" > "$TMP/guide.log" 2>&1)
 check "guide: every command runs, with exit status 0" test $? -eq 0 || tail -n 15 "$TMP/guide.log" | sed 's/^/     /'
