@@ -270,13 +270,16 @@ if [ "$(id -u)" = 0 ] && [ -z "$ASAN" ]; then
     check "a link the user names in MTRACE is followed" grep -q '^@ 1 main' "$TMP/suid/victim"
 fi
 
-# --- the tracer's own memory runs out
-build oom 2 && "$TMP/oom" > "$TMP/oom.out" 2> "$TMP/oom.err"; echo $? > "$TMP/oom.rc"
-$CC -O1 oom.c -o "$TMP/oom.plain" && "$TMP/oom.plain" > "$TMP/oom.expected"
-same "tracer out of memory: same output" "$TMP/oom.expected" "$TMP/oom.out"
-check "tracer out of memory: same exit status" rc oom 0
-check "tracer out of memory: one warning" test "$(grep -c "cannot grow" "$TMP/oom.err")" = 1
-has "tracer out of memory: the summary says so" "$TMP/oom.err" "figures are incomplete"
+# --- the tracer's own memory runs out (an address-space limit: not under ASan,
+# whose shadow memory needs terabytes of it)
+if [ -z "$ASAN" ]; then
+    build oom 2 && "$TMP/oom" > "$TMP/oom.out" 2> "$TMP/oom.err"; echo $? > "$TMP/oom.rc"
+    $CC -O1 oom.c -o "$TMP/oom.plain" && "$TMP/oom.plain" > "$TMP/oom.expected"
+    same "tracer out of memory: same output" "$TMP/oom.expected" "$TMP/oom.out"
+    check "tracer out of memory: same exit status" rc oom 0
+    check "tracer out of memory: one warning" test "$(grep -c "cannot grow" "$TMP/oom.err")" = 1
+    has "tracer out of memory: the summary says so" "$TMP/oom.err" "figures are incomplete"
+fi
 
 # --- ThreadSanitizer on the threaded programs
 if [ -z "$ASAN" ] && echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$TMP/tsan" 2> /dev/null && "$TMP/tsan"; then
@@ -296,7 +299,9 @@ if [ -z "$ASAN" ]; then
 fi
 
 # --- MPI with the real Open MPI: one trace and one tagged report per rank
-if command -v mpicc > /dev/null && command -v mpirun > /dev/null && [ -z "$ASAN" ]; then
+if [ -n "$ASAN" ]; then
+    :   # Open MPI's own memory hooks and ASan's do not mix; checked in normal builds
+elif command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
     mkdir -p "$TMP/mpi"
     mpicc -g -DMTRACE=1 -include "$TOP/mtrace.h" mpi.c -o "$TMP/mpi/mpi" &&
     (cd "$TMP/mpi" && MTRACE="$TMP/mpi/tr" timeout 120 mpirun --allow-run-as-root --oversubscribe --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi > out 2> err)
