@@ -96,6 +96,12 @@ struct mt_block {
 #define MT_MAXSITES ((1u << MT_SITE_BITS) - 1)
 #define MT_FREED ((uint64_t)1 << MT_SITE_BITS)
 
+/* Blocks by address: open addressing, linear probing, at most 3/4 full. */
+struct mt_table {
+    struct mt_block *slots;
+    size_t n, nlive, nfreed, grow_at;
+};
+
 /* Per-site figures, indexed by mtrace_site.index.  `id` is the number the
    trace uses, given when the site first appears in a record. */
 struct mt_site {
@@ -117,8 +123,10 @@ struct mt_state {
     long rank;                  /* MPI rank, -1 outside MPI */
     unsigned long dev, ino;     /* the trace file, to check our descriptor */
     int pid;
-    struct mt_block *blocks;    /* open addressing, linear probing */
-    size_t nblocks, nlive, nfreed, grow_at;
+    struct mt_table heap;       /* blocks from the C library */
+    struct mt_table pool;       /* blocks of the program's own allocators
+                                   (MTRACE_MALLOCLIKE): they may lie inside a
+                                   heap block, even at its address */
     struct mt_site *sites;      /* [0] unused */
     unsigned nsites, maxsites, nids;
     unsigned *sitehash, nsitehash;
@@ -491,76 +499,76 @@ static MT_HOT int mt_freed(const struct mt_block *b)
     return (b->word & MT_FREED) != 0;
 }
 
-static MT_HOT size_t mt_slot(uintptr_t addr)
+static MT_HOT size_t mt_slot(struct mt_table *t, uintptr_t addr)
 {
-    return (size_t)((((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ULL) >> 24) & (mt.nblocks - 1);
+    return (size_t)((((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ULL) >> 24) & (t->n - 1);
 }
 
 /* The entry for addr, or the empty slot where it would go. */
-static MT_HOT struct mt_block *mt_find(uintptr_t addr)
+static MT_HOT struct mt_block *mt_find(struct mt_table *t, uintptr_t addr)
 {
-    size_t i = mt_slot(addr);
-    while (mt.blocks[i].addr && mt.blocks[i].addr != addr)
-        i = (i + 1) & (mt.nblocks - 1);
-    return &mt.blocks[i];
+    size_t i = mt_slot(t, addr);
+    while (t->slots[i].addr && t->slots[i].addr != addr)
+        i = (i + 1) & (t->n - 1);
+    return &t->slots[i];
 }
 
 /* Removes an entry, shifting back the ones that probed past it. */
-static void mt_erase(struct mt_block *b)
+static void mt_erase(struct mt_table *t, struct mt_block *b)
 {
-    size_t mask = mt.nblocks - 1, i = (size_t)(b - mt.blocks), j = i;
+    size_t mask = t->n - 1, i = (size_t)(b - t->slots), j = i;
     if (mt_freed(b))
-        mt.nfreed--;
+        t->nfreed--;
     else
-        mt.nlive--;
+        t->nlive--;
     for (;;) {
         size_t home;
         j = (j + 1) & mask;
-        if (!mt.blocks[j].addr)
+        if (!t->slots[j].addr)
             break;
-        home = mt_slot(mt.blocks[j].addr);
+        home = mt_slot(t, t->slots[j].addr);
         if (((j - home) & mask) >= ((j - i) & mask)) {
-            mt.blocks[i] = mt.blocks[j];
+            t->slots[i] = t->slots[j];
             i = j;
         }
     }
-    mt.blocks[i].addr = 0;
+    t->slots[i].addr = 0;
 }
 
-/* Keeps the table at most 3/4 full.  Tombstones are dropped when they
-   outnumber live blocks (the oldest double frees then go unnoticed). */
-static int mt_grow_blocks(void)
+/* Grows the table (or rebuilds it without its tombstones when they
+   outnumber live blocks: the oldest double frees then go unnoticed). */
+static int mt_grow_blocks(struct mt_table *t)
 {
-    struct mt_block *old = mt.blocks;
-    size_t i, n = mt.nblocks, cap = n;
-    int keep_freed = mt.nfreed <= mt.nlive;
+    struct mt_block *old = t->slots;
+    size_t i, n = t->n, cap = n;
+    int keep_freed = t->nfreed <= t->nlive;
     if (!n)
         cap = 256;
-    else if (keep_freed || mt.nlive * 2 > n)
+    else if (keep_freed || t->nlive * 2 > n)
         cap = n * 2;
-    mt.blocks = (struct mt_block *)mt_pages(cap * sizeof *mt.blocks);
-    if (!mt.blocks) {
-        mt.blocks = old;
+    t->slots = (struct mt_block *)mt_pages(cap * sizeof *t->slots);
+    if (!t->slots) {
+        t->slots = old;
         return 0;
     }
-    mt.nblocks = cap;
-    mt.nlive = mt.nfreed = 0;
+    t->n = cap;
+    t->nlive = t->nfreed = 0;
     for (i = 0; i < n; i++)
         if (old[i].addr && (keep_freed || !mt_freed(&old[i]))) {
-            *mt_find(old[i].addr) = old[i];
+            *mt_find(t, old[i].addr) = old[i];
             if (mt_freed(&old[i]))
-                mt.nfreed++;
+                t->nfreed++;
             else
-                mt.nlive++;
+                t->nlive++;
         }
     mt_unpages(old, n * sizeof *old);
-    mt.grow_at = cap / 4 * 3 - 1;
+    t->grow_at = cap / 4 * 3 - 1;
     return 1;
 }
 
-static MT_HOT int mt_make_room(void)
+static MT_HOT int mt_make_room(struct mt_table *t)
 {
-    return mt.nlive + mt.nfreed < mt.grow_at || mt_grow_blocks();
+    return t->nlive + t->nfreed < t->grow_at || mt_grow_blocks(t);
 }
 
 /* ---- accounting (lock held) ---- */
@@ -588,20 +596,20 @@ static MT_HOT void mt_count(int op, unsigned site, size_t size)
 
 /* A block the program now owns.  An entry already live at that address
    was freed behind our back (by code we do not see): close it first. */
-static MT_HOT void mt_add(void *p, size_t size, unsigned site, int op)
+static MT_HOT void mt_add(struct mt_table *t, void *p, size_t size, unsigned site, int op)
 {
     struct mt_block *b;
-    if (!site || (uint64_t)size >> (63 - MT_SITE_BITS) || !mt_make_room()) {
+    if (!site || (uint64_t)size >> (63 - MT_SITE_BITS) || !mt_make_room(t)) {
         if (!mt.incomplete)
             mt_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
         mt.incomplete = 1;
         return;
     }
-    b = mt_find((uintptr_t)p);
+    b = mt_find(t, (uintptr_t)p);
     if (!b->addr)
-        mt.nlive++;
+        t->nlive++;
     else if (mt_freed(b))
-        mt.nfreed--, mt.nlive++;    /* the tombstone's address came back */
+        t->nfreed--, t->nlive++;    /* the tombstone's address came back */
     else
         mt_count('-', mt_b_site(b), mt_b_size(b));
     b->addr = (uintptr_t)p;
@@ -609,13 +617,13 @@ static MT_HOT void mt_add(void *p, size_t size, unsigned site, int op)
     mt_count(op, site, size);
 }
 
-/* The block at p is going away: writes '-' or '<' and leaves a tombstone. */
-static MT_HOT void mt_drop(struct mt_block *b, struct mtrace_site *by, int op)
+/* The block is going away: writes '-' or '<' and leaves a tombstone. */
+static MT_HOT void mt_drop(struct mt_table *t, struct mt_block *b, struct mtrace_site *by, int op)
 {
     mt_count(op, mt_b_site(b), mt_b_size(b));
     b->word = (uint64_t)mt_site_index(by) << (MT_SITE_BITS + 1) | MT_FREED | mt_b_site(b);
-    mt.nlive--;
-    mt.nfreed++;
+    t->nlive--;
+    t->nfreed++;
 }
 
 static MT_HOT int mt_live(struct mt_block *b)
@@ -843,8 +851,11 @@ static void mt_fork_child(void)
     mt.pid = mt_getpid();
     mt.child = 1;
     mt.forked = 0;
-    memset(mt.blocks, 0, mt.nblocks * sizeof *mt.blocks);
-    mt.nlive = mt.nfreed = 0;
+    memset(mt.heap.slots, 0, mt.heap.n * sizeof *mt.heap.slots);
+    mt.heap.nlive = mt.heap.nfreed = 0;
+    if (mt.pool.slots)
+        memset(mt.pool.slots, 0, mt.pool.n * sizeof *mt.pool.slots);
+    mt.pool.nlive = mt.pool.nfreed = 0;
     for (i = 1; i < mt.nsites; i++) {
         mt.sites[i].id = 0;
         mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = 0;
@@ -894,7 +905,7 @@ static void mt_init(void)
     if (mt.fd >= 0)
         mt_catch_signals();
     mt_grow_sites();
-    mt_make_room();
+    mt_make_room(&mt.heap);
     /* Are our malloc and free the program's?  Not in a static binary,
        where the C library's own win; then a freed address may come back
        from an allocation we do not see, and a tombstone proves nothing. */
@@ -1197,7 +1208,7 @@ static MT_HOT struct mtrace_site *mt_take(uintptr_t key)
 static MT_HOT void *mt_traced(void *p, size_t size, struct mtrace_site *d, int op)
 {
     if (p && mt_lock_ready()) {
-        mt_add(p, size, mt_site_index(d), op);
+        mt_add(&mt.heap, p, size, mt_site_index(d), op);
         mt_unlock();
     }
     return p;
@@ -1213,9 +1224,9 @@ static void *mt_move(struct mt_block *b, void *p, size_t n, struct mtrace_site *
     unsigned site = d ? mt_site_index(d) : mt_b_site(b);
     void *q = mt_libc_realloc(p, n);
     if (q || n == 0) {
-        mt_drop(b, d ? d : &mt_untraced_site, '<');
+        mt_drop(&mt.heap, b, d ? d : &mt_untraced_site, '<');
         if (q)
-            mt_add(q, n, site, '>');
+            mt_add(&mt.heap, q, n, site, '>');
     }
     mt_unlock();
     return q;
@@ -1227,7 +1238,7 @@ static void *mt_resize(void *p, size_t n, struct mtrace_site *d, int first)
 {
     struct mt_block *b;
     if (p && mt_lock_ready()) {
-        b = mt_find((uintptr_t)p);
+        b = mt_find(&mt.heap, (uintptr_t)p);
         if (mt_live(b))
             return mt_move(b, p, n, d);
         if (b->addr && mt.interposed) {
@@ -1269,9 +1280,9 @@ MTRACE_API void mtrace_free(void *p)
     struct mtrace_site *d = mt_take((uintptr_t)p);
     struct mt_block *b;
     if (p && mt_lock_ready()) {
-        b = mt_find((uintptr_t)p);
+        b = mt_find(&mt.heap, (uintptr_t)p);
         if (mt_live(b))
-            mt_drop(b, d, '-');
+            mt_drop(&mt.heap, b, d, '-');
         else if (b->addr && mt.interposed) {
             mt_double_free(b, d, "free");
             return;
@@ -1348,11 +1359,11 @@ static void *mt_forget(void *p)
     if (!__atomic_load_n(&mt.interposed, __ATOMIC_RELAXED))
         __atomic_store_n(&mt.interposed, 1, __ATOMIC_RELAXED);
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
-        b = mt_find((uintptr_t)p);
+        b = mt_find(&mt.heap, (uintptr_t)p);
         if (mt_live(b))
             mt_count('-', mt_b_site(b), mt_b_size(b));
         if (b->addr)
-            mt_erase(b);
+            mt_erase(&mt.heap, b);
         mt_unlock();
     }
     return p;
@@ -1374,7 +1385,7 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
 {
     struct mt_block *b;
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
-        b = mt_find((uintptr_t)p);
+        b = mt_find(&mt.heap, (uintptr_t)p);
         if (mt_live(b))
             return mt_move(b, p, n, 0);
         mt_unlock();
@@ -1386,9 +1397,9 @@ MTRACE_API void mtrace_sym_free(void *p)
 {
     struct mt_block *b;
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
-        b = mt_find((uintptr_t)p);
+        b = mt_find(&mt.heap, (uintptr_t)p);
         if (mt_live(b))
-            mt_drop(b, &mt_untraced_site, '-');
+            mt_drop(&mt.heap, b, &mt_untraced_site, '-');
         mt_unlock();
     }
     mt_libc_free(p);
@@ -1399,17 +1410,20 @@ MTRACE_API void mtrace_sym_free(void *p)
 
 MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site)
 {
-    mt_traced(p, size, mtrace_pending.caller ? mtrace_pending.caller : site, '+');
+    if (p && mt_lock_ready()) {
+        mt_add(&mt.pool, p, size, mt_site_index(mtrace_pending.caller ? mtrace_pending.caller : site), '+');
+        mt_unlock();
+    }
 }
 
 MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
 {
     struct mt_block *b;
     if (p && mt_lock_ready()) {
-        b = mt_find((uintptr_t)p);
-        if (mt_live(b))
-            mt_drop(b, site, '-');
-        else if (b->addr) {
+        b = mt.pool.slots ? mt_find(&mt.pool, (uintptr_t)p) : 0;
+        if (b && mt_live(b))
+            mt_drop(&mt.pool, b, site, '-');
+        else if (b && b->addr) {
             mt_double_free(b, site, "free");
             return;
         }

@@ -163,6 +163,16 @@ MTRACE="$TMP/shared.trace" "$TMP/shared" 2> "$TMP/shared.err"
 check "static inline in a header: one site for both files" test "$(grep -c '^@' "$TMP/shared.trace")" = 1
 check "static inline in a header: its peak is both blocks" grep -qE "^ +30 +shared_alloc +(\./)?shared.h:4$" "$TMP/shared.err"
 
+# --- wrappers and pools (MTRACE_ALLOC_FN, MTRACE_MALLOCLIKE, MTRACE_FREELIKE)
+build arena 1 && run arena
+grep error: "$TMP/arena.err" > "$TMP/arena.leaks"
+same "arena: pool and wrapper leaks at the right places, no double free" arena.expected "$TMP/arena.leaks"
+has "arena: the pool's first block is at the arena's address" "$TMP/arena.out" "1"
+has "arena: the wrapper's allocations are charged to its caller" "$TMP/arena.err" "      4096                    main   arena.c:34"
+check "arena: trace replays" replay arena
+$CC -Wall -Wextra -Werror -include "$TOP/mtrace.h" arena.c -o "$TMP/arena.plain" && "$TMP/arena.plain" > "$TMP/arena.plain.out"
+same "arena: without MTRACE the annotations do nothing (and build silently)" "$TMP/arena.out" "$TMP/arena.plain.out"
+
 # --- exit: after atexit handlers, stdout kept when the status changes
 build atexit 1 && run atexit
 check "atexit and destructor: cleanup counted, exit 0" rc atexit 0
