@@ -3,8 +3,15 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra
+VERSION  = 1.0
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR      ?= $(PREFIX)/bin
+INCLUDEDIR  ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+MANDIR      ?= $(PREFIX)/share/man
+MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1
+MAN7 = doc/mtrace.7
 
 TOOLS = $(patsubst %.c,%,$(wildcard ms_print.c mtrace2massif.c))
 
@@ -27,59 +34,37 @@ test-sanitize:
 	$(MAKE) test CFLAGS="$(SANITIZE)" TEST_CFLAGS="$(SANITIZE)"
 	$(MAKE) clean
 
-# Trace the Massif manual's example: summary on stderr, then the trace's tail.
-demo: examples/example
+# Trace the Massif manual's example, then show it as Massif would.
+demo: examples/example all
 	cd examples && MTRACE=example.trace ./example; echo "exit status: $$?"
 	@echo "--- last lines of examples/example.trace:"
 	@tail -n 6 examples/example.trace
+	./mtrace2massif --time-unit=B examples/example.trace
+	./ms_print examples/massif.out.example.trace | head -40
 
 examples/example: examples/example.c mtrace.h mtrace.c
 	$(CC) -g $(WARN) -DMTRACE=1 -include ./mtrace.h -o $@ examples/example.c
 
-# --- ms_print ---
-# `make fuzz-ms_print [FUZZ_SECONDS=600]`: libFuzzer + ASan/UBSan (clang);
-# `make bench-ms_print [BENCH_RUNS=n]`: ours vs /usr/bin/ms_print on a
-# >= 50 MB real Massif file (time ratio, peak RSS); 3 runs unless BENCH_RUNS
-# is set (here or by the bench section).
+# Single suites: `make test SUITES="tracer ms_print"`, or these.
+test-ecosystem: all
+	bash tests/ecosystem.sh
+
+# libFuzzer + ASan/UBSan (clang) on both tools, FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 600
+fuzz: fuzz-ms_print fuzz-mtrace2massif
 fuzz-ms_print:
 	fuzz/ms_print.sh $(FUZZ_SECONDS)
-fuzz: fuzz-ms_print
-bench-ms_print:
-	bench/ms_print.sh $(BENCH_RUNS)
-bench: bench-ms_print
-# the man page goes with the program
-MANDIR ?= $(PREFIX)/share/man
-install: install-ms_print-man
-install-ms_print-man:
-	install -d $(DESTDIR)$(MANDIR)/man1
-	install -m 644 doc/ms_print.1 $(DESTDIR)$(MANDIR)/man1/
-uninstall: uninstall-ms_print-man
-uninstall-ms_print-man:
-	rm -f $(DESTDIR)$(MANDIR)/man1/ms_print.1
-.PHONY: fuzz fuzz-ms_print bench bench-ms_print install-ms_print-man uninstall-ms_print-man
-# --- end ms_print ---
-
-# --- mtrace2massif ---
-# `make fuzz-mtrace2massif [FUZZ_SECONDS=600]`: libFuzzer + ASan/UBSan (clang);
-# `make bench-mtrace2massif [BENCH_RECORDS=100000000]`: records/s, peak RSS.
-FUZZ_SECONDS ?= 600
-BENCH_RECORDS ?= 100000000
 fuzz-mtrace2massif:
 	fuzz/mtrace2massif.sh $(FUZZ_SECONDS)
-fuzz: fuzz-mtrace2massif
+
+# Benchmarks of the tools alone (`make bench` runs them too): ours against
+# /usr/bin/ms_print on a >= 50 MB Massif file; mtrace2massif's records/s.
+BENCH_RECORDS ?= 100000000
+bench: bench-ms_print
+bench-ms_print:
+	bench/ms_print.sh $(BENCH_RUNS)
 bench-mtrace2massif: mtrace2massif
 	bench/mtrace2massif.sh $(BENCH_RECORDS)
-# the manual page goes with the binary
-install: install-mtrace2massif-man
-install-mtrace2massif-man:
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 doc/mtrace2massif.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-uninstall: uninstall-mtrace2massif-man
-uninstall-mtrace2massif-man:
-	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/mtrace2massif.1
-.PHONY: fuzz fuzz-mtrace2massif bench-mtrace2massif install-mtrace2massif-man uninstall-mtrace2massif-man
-# --- end mtrace2massif ---
 
 # --- bench ---
 # `make bench [BENCH_RUNS=5]`: the workloads of issue 6 (bench/run.sh) timed
@@ -95,25 +80,9 @@ bench-quick:
 .PHONY: bench bench-quick
 # --- end bench ---
 
-# --- ecosystem ---
-# `make install [PREFIX=/usr/local] [DESTDIR=]` installs the header and its
-# runtime side by side in $(INCLUDEDIR) (mtrace.h includes "mtrace.c" from its
-# own directory), the tools and mtrace-cc in $(BINDIR), the man pages, and
-# $(PKGCONFIGDIR)/mtrace.pc made from mtrace.pc.in; `make uninstall` removes
-# those files and nothing else (directories stay).  `make test-ecosystem`
-# runs tests/ecosystem.sh alone (install test, recipes, examples, docs).
-VERSION      = 1.0
-BINDIR      ?= $(PREFIX)/bin
-INCLUDEDIR  ?= $(PREFIX)/include
-PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
-MANDIR      ?= $(PREFIX)/share/man
-ECO_MAN1     = doc/mtrace-cc.1
-ECO_MAN7     = doc/mtrace.7
-test-ecosystem: all
-	bash tests/ecosystem.sh
-.PHONY: test-ecosystem
-# --- end ecosystem ---
-
+# The header and its runtime side by side (mtrace.h includes "mtrace.c" from
+# its own directory), the tools, mtrace-cc (told where the header is), the
+# man pages and mtrace.pc.  `make uninstall` removes exactly those files.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
@@ -121,8 +90,8 @@ install: all
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
 	sed "s|^installed_dir='@INCLUDEDIR@'|installed_dir='$(INCLUDEDIR)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
 	chmod 755 $(DESTDIR)$(BINDIR)/mtrace-cc
-	install -m 644 $(ECO_MAN1) $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 $(ECO_MAN7) $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
 		mtrace.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
@@ -131,12 +100,13 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/mtrace.h $(DESTDIR)$(INCLUDEDIR)/mtrace.c
 	for t in $(TOOLS) mtrace-cc; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
-	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(ECO_MAN1))
-	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man7/%,$(ECO_MAN7))
+	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN1))
+	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man7/%,$(MAN7))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 clean:
-	rm -f $(TOOLS) examples/example examples/example.trace
+	rm -f $(TOOLS) examples/example examples/example.trace examples/massif.out.example.trace
 	rm -rf build
 
-.PHONY: all test test-sanitize demo install uninstall clean
+.PHONY: all test test-sanitize test-ecosystem demo fuzz fuzz-ms_print fuzz-mtrace2massif \
+	bench-ms_print bench-mtrace2massif install uninstall clean
