@@ -1182,8 +1182,14 @@ static void mt_finish(void)
 static MT_HOT struct mtrace_site *mt_take(uintptr_t key)
 {
     struct mtrace_pending *q = &mtrace_pending;
-    unsigned i;
-    for (i = 0; i < 4; i++) {
+    unsigned i, t = q->top & 3;
+    if (q->key[t] == key && q->site[t]) {  /* the usual case: the last one */
+        struct mtrace_site *s = q->site[t];
+        q->site[t] = 0;
+        q->top = (t - 1) & 3;
+        return q->caller ? q->caller : s;
+    }
+    for (i = 1; i < 4; i++) {
         unsigned j = (q->top - i) & 3;
         if (q->site[j] && q->key[j] == key) {
             struct mtrace_site *s = q->site[j];
