@@ -135,11 +135,11 @@ END {
 
     # Threads: cost per operation, 4 threads against 1, per build.
     print ""
-    print "Threads: cost per allocator call with 4 threads on " ncpu " cores against 1 thread" \
-          " (median wall / calls; CPU in parentheses):"
+    print "Threads: cost per allocator call with 2 and 4 threads on " ncpu " cores against 1 thread" \
+          " (median wall time / calls; CPU time / calls in parentheses):"
     print ""
-    print "| build | 1 thread ns/call | 4 threads ns/call | 4T / 1T |"
-    print "|---|---|---|---|"
+    print "| build | 1 thread ns/call | 2 threads ns/call | 4 threads ns/call | 2T / 1T | 4T / 1T |"
+    print "|---|---|---|---|---|---|"
     split("base m3 m2 m1", builds, " ")
     split("uninstrumented MTRACE=3 MTRACE=2 MTRACE=1", bname, " ")
     for (b = 1; b <= 4; b++) {
@@ -148,13 +148,22 @@ END {
         c1 = median(walls("threads-1", bb, "cpu")); c4 = median(walls("threads-4", bb, "cpu"))
         o1 = ops["threads-1", bb]; o4 = ops["threads-4", bb]
         if (w1 == "" || w4 == "" || o1 + 0 == 0 || o4 + 0 == 0) {
-            printf "| %s | - | - | - |\n", bname[b]; continue
+            printf "| %s | - | - | - | - | - |\n", bname[b]; continue
         }
         p1 = w1 / o1 * 1e9; p4 = w4 / o4 * 1e9
         q1 = c1 / o1 * 1e9; q4 = c4 / o4 * 1e9
         tr[bb] = p4 / p1; ctr[bb] = q4 / q1
-        printf "| %s | %.1f (%.1f) | %.1f (%.1f) | %.2f× (%.2f×) |\n", bname[b], p1, q1, p4, q4,
-               p4 / p1, q4 / q1
+        # 2 threads on 2 cores: contention without preemption, for comparison
+        w2 = median(walls("threads-2", bb, "wall")); c2 = median(walls("threads-2", bb, "cpu"))
+        o2 = ops["threads-2", bb]
+        if (w2 != "" && o2 + 0 > 0) {
+            p2 = w2 / o2 * 1e9; q2 = c2 / o2 * 1e9
+            t2 = sprintf("%.1f (%.1f)", p2, q2); r2 = sprintf("%.2f× (%.2f×)", p2 / p1, q2 / q1)
+        } else {
+            t2 = "-"; r2 = "-"
+        }
+        printf "| %s | %.1f (%.1f) | %s | %.1f (%.1f) | %s | %.2f× (%.2f×) |\n", bname[b], p1, q1,
+               t2, p4, q4, r2, p4 / p1, q4 / q1
     }
 
     # The realistic program: geometric mean over the json-* workloads.
@@ -170,8 +179,8 @@ END {
         geo[bb] = k ? exp(lg / k) : ""; cgeo[bb] = k ? exp(clg / k) : ""
         nj = k
     }
-    print ""
-    printf "JSON pipeline (the realistic program), geometric mean of the median ratios over its %d workloads: " \
+    if (nj > 0) print ""
+    if (nj > 0) printf "JSON pipeline (the realistic program), geometric mean of the median ratios over its %d workloads: " \
            "MTRACE=3 %.2f×, MTRACE=2 %.2f×, MTRACE=1 %.2f× (CPU time: %.2f×, %.2f×, %.2f×).\n", \
            nj, geo["m3"], geo["m2"], geo["m1"], cgeo["m3"], cgeo["m2"], cgeo["m1"]
 

@@ -16,7 +16,7 @@
 # directory that is removed at exit.
 #
 # Environment: BENCH_RUNS (rounds), BENCH_PEERS=0 (skip heaptrack and
-# massif), BENCH_PEER_RUNS (their rounds, default 1), BENCH_ONLY (names of
+# massif), BENCH_PEER_RUNS (their rounds, default 3, 1 with --quick), BENCH_ONLY (names of
 # the workloads to run, e.g. "churn json-records"), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
 # (records for bench/mtrace2massif.sh), CC.
 # --ms-print-done: `make bench` already ran bench/ms_print.sh (the ms_print
@@ -37,8 +37,9 @@ done
 if [ "$MODE" = quick ]; then RUNS=${BENCH_RUNS:-1}; else RUNS=${BENCH_RUNS:-5}; fi
 case $RUNS in ''|*[!0-9]*|0) echo "BENCH_RUNS must be a positive number" >&2; exit 2 ;; esac
 # heaptrack and massif take seconds per run and their ratios are large:
-# one round unless asked for more
-PEER_RUNS=${BENCH_PEER_RUNS:-1}
+# at most 3 rounds (1 in quick mode) unless asked for more
+if [ "$MODE" = quick ]; then PEER_RUNS=${BENCH_PEER_RUNS:-1}
+else PEER_RUNS=${BENCH_PEER_RUNS:-$(( RUNS < 3 ? RUNS : 3 ))}; fi
 case $PEER_RUNS in ''|*[!0-9]*|0) echo "BENCH_PEER_RUNS must be a positive number" >&2; exit 2 ;; esac
 NCPU=$(nproc 2>/dev/null || echo 1)
 CC=${CC:-cc}

@@ -20,6 +20,7 @@ realloc-one|realloc|one 60 20000|one 6 20000|arrays grown by one element per rea
 tree|tree|60000 2|6000 2|binary search tree built, thinned, freed
 strtab|strtab|100000 2|10000 2|hash table of strdup'ed words
 threads-1|threads|1 1000000|1 100000|churn in 1 thread
+threads-2|threads|2 1000000|2 100000|churn in 2 threads (2 cores)
 threads-4|threads|4 1000000|4 100000|churn in 4 threads (2 cores)
 sites|sites|2000000|200000|churn over SITES distinct call sites
 json-records|json|records 2|records 1|JSON: API records
@@ -36,6 +37,7 @@ realloc-one|realloc|one 300 20000|one 75 20000|arrays grown by one element per r
 tree|tree|150000 2|40000 2|binary search tree built, thinned, freed
 strtab|strtab|300000 2|75000 2|hash table of strdup'ed words
 threads-1|threads|1 4000000|1 1000000|churn in 1 thread
+threads-2|threads|2 4000000|2 1000000|churn in 2 threads (2 cores)
 threads-4|threads|4 4000000|4 1000000|churn in 4 threads (2 cores)
 sites|sites|6000000|1500000|churn over SITES distinct call sites
 json-records|json|records 10|records 3|JSON: API records
