@@ -116,7 +116,13 @@ struct mt_state {
     size_t total, max, overhead, maxoverhead, nr, startrss, maxrss;   /* pmtrace's */
     char recno_text[24], rss_text[24];  /* nr and maxrss as they are written */
     unsigned recno_len, rss_len;
-    int lock, state, interposed, child, trace_broken, incomplete, exit_status;
+    /* The lock and the state word each on a cache line of its own: every
+       call reads the state without the lock, and with several threads
+       the lock's line goes back and forth between the cores. */
+    int lock __attribute__((aligned(64)));
+    int state __attribute__((aligned(64)));
+    int interposed __attribute__((aligned(64)));
+    int child, trace_broken, incomplete, exit_status;
     int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
     int forked;                 /* this process has forked: name it */
     int nofollow;               /* the trace name is the default one */
@@ -161,17 +167,23 @@ static void mt_publish(void)
 static struct mtrace_site mt_unknown_site = { "?", "<unknown>", 0, 0 };
 static struct mtrace_site mt_untraced_site = { "?", "<code-without-mtrace>", 0, 0 };
 
-/* The lock: a spinlock that yields, and no atomic operation at all while
-   the process has one thread (glibc clears __libc_single_threaded for
-   good in the first pthread_create, outside any critical section). */
+/* The lock: a spinlock that yields early (with more threads than cores,
+   spinning on a lock whose holder is not running wastes the core it
+   needs), and no atomic operation at all while the process has one
+   thread (glibc clears __libc_single_threaded for good in the first
+   pthread_create, outside any critical section). */
 static MT_HOT void mt_lock(void)
 {
     int spins = 0;
     if (mt_single_threaded)
         return;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
-        if (++spins % 64 == 0)
-            mt_sched_yield();
+        do {
+            if (++spins % 2 == 0)
+                mt_sched_yield();
+            else
+                __builtin_ia32_pause();
+        } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
 }
 
 static MT_HOT void mt_unlock(void)
