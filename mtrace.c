@@ -21,6 +21,11 @@
 
 #define MTRACE_API __attribute__((weak))
 #define MT_HOT __inline__ __attribute__((always_inline))   /* the per-call path */
+#if defined(__x86_64__) || defined(__i386__)
+#define MT_PAUSE() __builtin_ia32_pause()   /* a spinning thread's hint */
+#else
+#define MT_PAUSE() ((void)0)
+#endif
 #define MT_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
 
 MT_LIBC(long, mt_write, (int, const void *, size_t), write);
@@ -182,7 +187,7 @@ static MT_HOT void mt_lock(void)
             if (++spins % 2 == 0)
                 mt_sched_yield();
             else
-                __builtin_ia32_pause();
+                MT_PAUSE();
         } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
 }
 
