@@ -57,10 +57,9 @@ fuzz-ms_print:
 fuzz-mtrace2massif:
 	fuzz/mtrace2massif.sh $(FUZZ_SECONDS)
 
-# Benchmarks of the tools alone (`make bench` runs them too): ours against
+# Benchmarks of the tools alone (bench/run.sh runs them too): ours against
 # /usr/bin/ms_print on a >= 50 MB Massif file; mtrace2massif's records/s.
 BENCH_RECORDS ?= 100000000
-bench: bench-ms_print
 bench-ms_print:
 	bench/ms_print.sh $(BENCH_RUNS)
 bench-mtrace2massif: mtrace2massif
@@ -69,12 +68,11 @@ bench-mtrace2massif: mtrace2massif
 # --- bench ---
 # `make bench [BENCH_RUNS=5]`: the workloads of issue 6 (bench/run.sh) timed
 # uninstrumented, at MTRACE=3, 2 and 1, and under heaptrack and Massif when
-# installed, then the tool benchmarks; about 10 minutes.  `make bench-quick`:
-# one round at small sizes, about a minute.  When `bench` also depends on
-# bench-ms_print (the ms_print section), make runs bench/ms_print.sh first
-# and the runner is told not to run it a second time.
+# installed, then the tool benchmarks (skipped with a note when their inputs
+# cannot be made); about 4 minutes on an idle machine.  `make bench-quick`:
+# one round at small sizes, about a minute.
 bench:
-	bench/run.sh $(if $(filter bench-ms_print,$^),--ms-print-done)
+	bench/run.sh
 bench-quick:
 	bench/run.sh --quick
 .PHONY: bench bench-quick
