@@ -889,7 +889,9 @@ static void mt_fork_child(void)
         mt_open_trace();
     }
     mt_publish();
-    mt_unlock();
+    /* Released by hand: the child has one thread, and if glibc already says
+       so, mt_unlock would leave the word taken for its first thread. */
+    __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
 }
 
 /* Runs once, from the first traced call or from the constructor, whichever

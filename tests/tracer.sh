@@ -204,6 +204,12 @@ cp "$TMP/forked.trace.$child" "$TMP/forkchild.trace"
 check "fork: child's trace NAME.PID replays" replay forkchild
 has "fork: child's trace holds its 1 record" "$TMP/forkchild.replay" "replay: 1 records, total 555"
 
+# --- fork in a threaded program, threads in the child
+build forkthreads 2
+timeout 60 "$TMP/forkthreads" > "$TMP/forkthreads.out" 2> "$TMP/forkthreads.err"; echo $? > "$TMP/forkthreads.rc"
+check "fork with threads: no deadlock, exit 0" rc forkthreads 0
+has "fork with threads: the child exits 0" "$TMP/forkthreads.out" "child 0"
+
 # --- posix_spawn and system() of a traced program under the same MTRACE
 build spawner 1 && build pm 1
 MTRACE="$TMP/spawn.trace" "$TMP/spawner" "$TMP/pm" > "$TMP/spawn.out" 2> "$TMP/spawn.err"
