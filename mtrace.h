@@ -24,8 +24,10 @@
 
    ENVIRONMENT (ignored in set-user-ID programs)
 
-     MTRACE                   trace file (level 1), default "mtrace"; MPI
-                              rank r > 0 appends "-r"
+     MTRACE                   trace file (level 1), default "mtrace"; %p is
+                              the pid, %q{VAR} the value of $VAR; MPI rank
+                              r > 0 appends "-r", a forked child ".PID"
+                              (unless the name has %p)
      MTRACE_DOUBLE_FREE=continue
                               report a double free and go on (the bad call
                               does nothing, the exit status becomes 1)
@@ -48,7 +50,8 @@
      #define xmalloc(n) MTRACE_ALLOC_FN(xmalloc(n))   one line per wrapper:
    the allocations made inside the wrapper are attributed to the line that
    called it (the outermost such call when wrappers call wrappers).  For
-   wrappers that return a value.
+   wrappers that return a value; the wrapper's own definition then puts its
+   name in parentheses: void *(xmalloc)(size_t n) { ... }.
 
      p = pool_get(pool);  MTRACE_MALLOCLIKE(p, size);
      MTRACE_FREELIKE(p);  pool_put(pool, p);
