@@ -1198,35 +1198,28 @@ static void mt_finish(void)
    a key, so that a site announced for a call that never reached us
    (mem->free(p) with the program's own free) is not taken by the next
    call through a pointer. */
+static MT_HOT struct mtrace_site *mt_pop(struct mtrace_pending *q, unsigned j)
+{
+    struct mtrace_site *s = q->site[j];
+    q->site[j] = 0;
+    q->top = (j - 1) & 3;
+    return q->caller ? q->caller : s;
+}
+
 static MT_HOT struct mtrace_site *mt_take(uintptr_t key)
 {
     struct mtrace_pending *q = &mtrace_pending;
     unsigned i, t = q->top & 3;
-    if (q->key[t] == key && q->site[t]) {  /* the usual case: the last one */
-        struct mtrace_site *s = q->site[t];
-        q->site[t] = 0;
-        q->top = (t - 1) & 3;
-        return q->caller ? q->caller : s;
-    }
-    for (i = 1; i < 4; i++) {
-        unsigned j = (q->top - i) & 3;
-        if (q->site[j] && q->key[j] == key) {
-            struct mtrace_site *s = q->site[j];
-            q->site[j] = 0;
-            q->top = (j - 1) & 3;
-            return q->caller ? q->caller : s;
-        }
-    }
+    if (q->key[t] == key && q->site[t])     /* the usual case: the last one */
+        return mt_pop(q, t);
+    for (i = 1; i < 4; i++)
+        if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == key)
+            return mt_pop(q, (t - i) & 3);
     /* The compiler turns realloc(NULL, n) into malloc(n): the key was the
        null pointer, the callee sees n. */
-    for (i = 0; i < 4; i++) {
-        unsigned j = (q->top - i) & 3;
-        if (q->site[j] && q->key[j] == 0) {
-            struct mtrace_site *s = q->site[j];
-            q->site[j] = 0;
-            return q->caller ? q->caller : s;
-        }
-    }
+    for (i = 0; i < 4; i++)
+        if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == 0)
+            return mt_pop(q, (t - i) & 3);
     return q->caller ? q->caller : &mt_unknown_site;
 }
 
@@ -1300,21 +1293,29 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
     return mt_resize(p, n * size, d, '+');
 }
 
+/* A block given back at `by`: closes it and says 1 (hand it to its
+   allocator), or reports a double free of a tombstone when tombstones can
+   be trusted, and says 0 (the call does nothing).  Unknown: 1. */
+static MT_HOT int mt_release(struct mt_table *t, void *p, struct mtrace_site *by, int trust)
+{
+    struct mt_block *b;
+    if (!p || !mt_lock_ready())
+        return 1;
+    b = t->slots ? mt_find(t, (uintptr_t)p) : 0;
+    if (b && mt_live(b))
+        mt_drop(t, b, by, '-');
+    else if (b && b->addr && trust) {
+        mt_double_free(b, by, "free");
+        return 0;
+    }
+    mt_unlock();
+    return 1;
+}
+
 MTRACE_API void mtrace_free(void *p)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)p);
-    struct mt_block *b;
-    if (p && mt_lock_ready()) {
-        b = mt_find(&mt.heap, (uintptr_t)p);
-        if (mt_live(b))
-            mt_drop(&mt.heap, b, d, '-');
-        else if (b->addr && mt.interposed) {
-            mt_double_free(b, d, "free");
-            return;
-        }
-        mt_unlock();
-    }
-    mt_libc_free(p);
+    if (mt_release(&mt.heap, p, mt_take((uintptr_t)p), mt.interposed))
+        mt_libc_free(p);
 }
 
 MTRACE_API char *mtrace_strdup(const char *s)
@@ -1420,13 +1421,8 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
 
 MTRACE_API void mtrace_sym_free(void *p)
 {
-    struct mt_block *b;
-    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
-        b = mt_find(&mt.heap, (uintptr_t)p);
-        if (mt_live(b))
-            mt_drop(&mt.heap, b, &mt_untraced_site, '-');
-        mt_unlock();
-    }
+    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY)
+        mt_release(&mt.heap, p, &mt_untraced_site, 0);
     mt_libc_free(p);
 }
 #endif
@@ -1443,15 +1439,5 @@ MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site
 
 MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
 {
-    struct mt_block *b;
-    if (p && mt_lock_ready()) {
-        b = mt.pool.slots ? mt_find(&mt.pool, (uintptr_t)p) : 0;
-        if (b && mt_live(b))
-            mt_drop(&mt.pool, b, site, '-');
-        else if (b && b->addr) {
-            mt_double_free(b, site, "free");
-            return;
-        }
-        mt_unlock();
-    }
+    mt_release(&mt.pool, p, site, 1);
 }
