@@ -39,6 +39,8 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "tool.h"
+
 #define MS_PRINT_VERSION "3.19.0"  /* the Valgrind release we reproduce */
 
 int ms_print_run(int argc, char **argv, FILE *in, FILE *out, FILE *err);
@@ -419,16 +421,13 @@ struct buf {
 };
 
 struct ctx {
-    jmp_buf fail;
-    int status;
-    const char *fname;
+    struct tool_err e;  /* the file's name, the line, where errors unwind to */
     FILE *in, *out, *err;
     /* reader: a block buffer and a line buffer for lines crossing blocks */
     char *blk;
     size_t bpos, blen;
     int beof;
     struct buf lbuf;
-    uint64_t lineno;
     off_t off;          /* bytes consumed so far */
     /* the current logical line: comment removed, newline not included */
     const char *ln;
@@ -469,69 +468,34 @@ struct ctx {
 #define BLOCK (1u << 18)
 #define DASHES "--------------------------------------------------------------------------------\n"
 
-static void sanitize(const char *s, size_t n, char *dst, size_t cap)
-{
-    size_t j = 0;
-    for (size_t i = 0; i < n && j + 4 < cap; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        dst[j++] = (char)(ch >= 32 && ch < 127 ? ch : '?');
-    }
-    if (n > 0 && j + 4 >= cap) {
-        memcpy(dst + j, "...", 3);
-        j += 3;
-    }
-    dst[j] = '\0';
-}
-
 #if defined(__GNUC__)
 #define NORETURN __attribute__((noreturn))
 #else
 #define NORETURN
 #endif
 
-static void out_flush(struct ctx *c);
-
-/* Report one error line and unwind to ms_print_run(). */
-static NORETURN void fail_at(struct ctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    out_flush(c);
-    fprintf(c->err, "ms_print: %s:%" PRIu64 ": ", c->fname, c->lineno);
-    va_start(ap, fmt);
-    vfprintf(c->err, fmt, ap);
-    va_end(ap);
-    fputc('\n', c->err);
-    c->status = 1;
-    longjmp(c->fail, 1);
-}
+/* Errors: tool_fail(&c->e, ...) prints "ms_print: FILE:LINE: what is wrong"
+ * and unwinds to ms_print_run(), which flushes what stdout must hold. */
 
 /* "expected X, got: <the line>" with the line shortened and made printable */
 static NORETURN void fail_got(struct ctx *c, const char *what, int have)
 {
     char shown[64];
     if (!have)
-        fail_at(c, "expected %s, got end of file", what);
-    sanitize(c->ln, c->lnlen, shown, sizeof shown);
-    fail_at(c, "expected %s, got '%s'", what, shown);
-}
-
-static void *xrealloc(struct ctx *c, void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        fail_at(c, "out of memory");
-    return q;
+        tool_fail(&c->e, "expected %s, got end of file", what);
+    tool_shown(shown, sizeof shown, c->ln, c->lnlen);
+    tool_fail(&c->e, "expected %s, got '%s'", what, shown);
 }
 
 static void buf_reserve(struct ctx *c, struct buf *b, size_t extra)
 {
     if (extra > SIZE_MAX / 2 - b->n)
-        fail_at(c, "out of memory");
+        tool_fail(&c->e, "out of memory");
     if (b->n + extra > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap < b->n + extra)
             cap *= 2;
-        b->p = xrealloc(c, b->p, cap);
+        b->p = tool_realloc(&c->e, b->p, cap);
         b->cap = cap;
     }
 }
@@ -677,7 +641,8 @@ static void put_pct(struct ctx *c, pnum v)
  * Input.
  * ---------------------------------------------------------------------- */
 
-/* One physical line including its newline, if any; 0 at end of file. */
+/* One physical line including its newline, if any; 0 at end of file.
+ * Lines longer than TOOL_MAX_LINE bytes are an error. */
 static int raw_line(struct ctx *c, const char **p, size_t *n)
 {
     int copying = 0;
@@ -690,7 +655,7 @@ static int raw_line(struct ctx *c, const char **p, size_t *n)
             c->bpos = 0;
             if (c->blen == 0) {
                 if (ferror(c->in))
-                    fail_at(c, "read error: %s", strerror(errno));
+                    tool_fail(&c->e, "read error: %s", strerror(errno));
                 c->beof = 1;
                 break;
             }
@@ -704,8 +669,14 @@ static int raw_line(struct ctx *c, const char **p, size_t *n)
         if (nl && !copying) {
             *p = s;
             *n = take;
-            c->lineno++;
+            c->e.line++;
             return 1;
+        }
+        /* a line crossing blocks is copied: bound it, or a file without
+         * newlines (/dev/zero) takes all memory */
+        if (c->lbuf.n + take - (nl != NULL) > TOOL_MAX_LINE) {
+            c->e.line++;
+            tool_fail(&c->e, "line longer than %d bytes", TOOL_MAX_LINE);
         }
         buf_add(c, &c->lbuf, s, take);
         copying = 1;
@@ -716,7 +687,7 @@ static int raw_line(struct ctx *c, const char **p, size_t *n)
         return 0;
     *p = c->lbuf.p;
     *n = c->lbuf.n;
-    c->lineno++;
+    c->e.line++;
     return 1;
 }
 
@@ -746,8 +717,9 @@ static int get_line(struct ctx *c)
     return 0;
 }
 
-static int starts(struct ctx *c, const char *word, size_t k)
+static int starts(struct ctx *c, const char *word)
 {
+    size_t k = strlen(word);
     return c->lnlen >= k && memcmp(c->ln, word, k) == 0;
 }
 
@@ -763,20 +735,21 @@ static void header_value(struct ctx *c, size_t k, struct buf *dst)
 static void read_header(struct ctx *c)
 {
     int have;
-    while ((have = get_line(c)) && starts(c, "desc:", 5)) {
-        buf_add(c, &c->desc, c->ln + 5, c->lnlen - 5);
+    while ((have = get_line(c)) && starts(c, MASSIF_DESC)) {
+        buf_add(c, &c->desc, c->ln + sizeof MASSIF_DESC - 1,
+                c->lnlen - (sizeof MASSIF_DESC - 1));
         if (c->lnnl)
             buf_add(c, &c->desc, "\n", 1);
     }
-    if (!have || !starts(c, "cmd:", 4))
-        fail_at(c, "missing 'cmd' line");
-    header_value(c, 4, &c->cmd);
-    if (!get_line(c) || !starts(c, "time_unit:", 10))
-        fail_at(c, "missing 'time_unit' line");
-    header_value(c, 10, &c->tu);
-    c->tu_line = c->lineno;
+    if (!have || !starts(c, MASSIF_CMD))
+        tool_fail(&c->e, "missing 'cmd' line");
+    header_value(c, sizeof MASSIF_CMD - 1, &c->cmd);
+    if (!get_line(c) || !starts(c, MASSIF_TIME_UNIT))
+        tool_fail(&c->e, "missing 'time_unit' line");
+    header_value(c, sizeof MASSIF_TIME_UNIT - 1, &c->tu);
+    c->tu_line = c->e.line;
     c->body_off = c->off;
-    c->body_line = c->lineno;
+    c->body_line = c->e.line;
 }
 
 /* One "key=value" line of a snapshot; returns the value's length and
@@ -879,14 +852,14 @@ static void tree_node(struct ctx *c, size_t depth, pnum total)
         char b[64], t[64];
         pn_str(bytes, b, sizeof b);
         pn_str(total, t, sizeof t);
-        fail_at(c, "tree node of %s bytes is larger than its snapshot's "
+        tool_fail(&c->e, "tree node of %s bytes is larger than its snapshot's "
                    "total of %s bytes", b, t);
     }
     if (depth >= c->stkcap) {
         size_t cap = c->stkcap ? c->stkcap * 2 : 64;
         if (cap > SIZE_MAX / sizeof *c->stk)
-            fail_at(c, "out of memory");
-        c->stk = xrealloc(c, c->stk, cap * sizeof *c->stk);
+            tool_fail(&c->e, "out of memory");
+        c->stk = tool_realloc(&c->e, c->stk, cap * sizeof *c->stk);
         c->stkcap = cap;
     }
     struct frame *f = &c->stk[depth];
@@ -973,10 +946,10 @@ static void push_snapshot(struct ctx *c, pnum t, pnum total, int det)
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
         if (cap > SIZE_MAX / sizeof(pnum))
-            fail_at(c, "out of memory");
-        c->times = xrealloc(c, c->times, cap * sizeof(pnum));
-        c->totals = xrealloc(c, c->totals, cap * sizeof(pnum));
-        c->det = xrealloc(c, c->det, cap);
+            tool_fail(&c->e, "out of memory");
+        c->times = tool_realloc(&c->e, c->times, cap * sizeof(pnum));
+        c->totals = tool_realloc(&c->e, c->totals, cap * sizeof(pnum));
+        c->det = tool_realloc(&c->e, c->det, cap);
         c->cap = cap;
     }
     c->times[c->n] = t;
@@ -992,7 +965,7 @@ static void push_snapshot(struct ctx *c, pnum t, pnum total, int det)
 static void read_body(struct ctx *c, int collect)
 {
     static const char *const keys[5] = {
-        "snapshot", "time", "mem_heap_B", "mem_heap_extra_B", "mem_stacks_B"
+        MASSIF_SNAPSHOT, MASSIF_TIME, MASSIF_HEAP, MASSIF_EXTRA, MASSIF_STACKS
     };
     int have = get_line(c);
     while (have) {
@@ -1007,14 +980,16 @@ static void read_body(struct ctx *c, int collect)
                 buf_set(c, &c->fld[k], val, len);
         }
         pnum total = pn_add(pn_add(v[2], v[3]), v[4]);
-        size_t len = key_line(c, get_line(c), "heap_tree");
-        const char *val = c->ln + 10;
-        int empty = len == 5 && memcmp(val, "empty", 5) == 0;
-        int tree = !empty && (contains(val, len, "detailed") ||
-                              contains(val, len, "peak"));
+        size_t len = key_line(c, get_line(c), MASSIF_TREE);
+        const char *val = c->ln + sizeof MASSIF_TREE;
+        /* as the original: "empty", or any text containing "detailed" or
+         * "peak"; the peak mark only for exactly "peak" */
+        int empty = len == 5 && memcmp(val, MASSIF_EMPTY, 5) == 0;
+        int tree = !empty && (contains(val, len, MASSIF_DETAILED) ||
+                              contains(val, len, MASSIF_PEAK));
         if (!empty && !tree)
-            fail_at(c, "expected 'empty' or '...' after 'heap_tree='");
-        if (tree && len == 4 && memcmp(val, "peak", 4) == 0)
+            tool_fail(&c->e, "expected 'empty' or '...' after '" MASSIF_TREE "='");
+        if (tree && len == 4 && memcmp(val, MASSIF_PEAK, 4) == 0)
             c->peak_num = v[0];
         if (collect)
             push_snapshot(c, v[1], total, tree);
@@ -1056,7 +1031,7 @@ static char *cell(struct ctx *c, int64_t idx, int y, int64_t *size)
     if (idx < 0) {
         idx += *size;
         if (idx < 0)
-            fail_at(c, "a snapshot's time puts it before the graph's start");
+            tool_fail(&c->e, "a snapshot's time puts it before the graph's start");
     } else if (idx >= *size) {
         *size = idx == INT64_MAX ? INT64_MAX : idx + 1;
     }
@@ -1075,7 +1050,7 @@ static void gap(struct ctx *c, pnum prevx, pnum x, int row, char ch,
     int64_t a = pn_sat(lo), b = pn_sat(x);   /* columns a .. b-1 */
     if (a < 0) {
         if (a + *size < 0)
-            fail_at(c, "a snapshot's time puts it before the graph's start");
+            tool_fail(&c->e, "a snapshot's time puts it before the graph's start");
         /* only columns that map into 0..gx can be seen; the others need
          * no visit (there may be billions of them) */
         int64_t stop = b < 0 ? b : 0, vis = c->gx - *size + 1;
@@ -1144,11 +1119,6 @@ static void label(pnum v, int kind, char *lab, size_t cap,
     }
 }
 
-static NORETURN void fail_post(struct ctx *c, const char *msg)
-{
-    fail_at(c, "%s", msg);
-}
-
 /* Preamble: printed before the graph is computed, so that the original's
  * late failures (no snapshots, bad time unit) leave exactly it on stdout. */
 static void preamble(struct ctx *c)
@@ -1171,15 +1141,15 @@ static void graph(struct ctx *c)
     size_t n = c->n;
     int gx = c->gx, gy = c->gy;
     pnum zero = pn_int(0, 0), one = pn_int(0, 1);
-    c->lineno = c->last_line;   /* errors here concern the whole file */
+    c->e.line = c->last_line;   /* errors here concern the whole file */
     if (n == 0)
-        fail_post(c, "no snapshots");
+        tool_fail(&c->e, "no snapshots");
     pnum end = c->times[n - 1];
     if (!pn_ge(end, zero))
-        fail_post(c, "the last snapshot's time is negative");
+        tool_fail(&c->e, "the last snapshot's time is negative");
 
     size_t w = (size_t)gx + 1;
-    c->grid = xrealloc(c, c->grid, w * ((size_t)gy + 1));
+    c->grid = tool_realloc(&c->e, c->grid, w * ((size_t)gy + 1));
     memset(c->grid, ' ', w * ((size_t)gy + 1));
     c->grid[0] = '+';
     for (int x = 1; x <= gx; x++)
@@ -1204,7 +1174,7 @@ static void graph(struct ctx *c)
         x = pn_add(pn_trunc(pn_mul(pn_div(c->times[i], end), gxp)), one);
         if (pn_cmp(c->times[i], end) == 0) {
             if (pn_cmp(x, pn_add(gxp, one)) != 0)
-                fail_post(c, "a snapshot's time cannot be placed on the graph");
+                tool_fail(&c->e, "a snapshot's time cannot be placed on the graph");
             x = gxp;
         }
         if (prev_ymax > 0)
@@ -1238,9 +1208,9 @@ static void graph(struct ctx *c)
         label(end, 0, xlab, sizeof xlab, &xunit);
     else {
         char shown[64];
-        c->lineno = c->tu_line;
-        sanitize(c->tu.p, c->tu.n, shown, sizeof shown);
-        fail_at(c, "bad time_unit: %s", shown);
+        c->e.line = c->tu_line;
+        tool_shown(shown, sizeof shown, c->tu.p, c->tu.n);
+        tool_fail(&c->e, "bad time_unit: %s", shown);
     }
 
     outs(c, "    ");
@@ -1426,7 +1396,10 @@ int ms_print_run(int argc, char **argv, FILE *in_arg, FILE *outf, FILE *err)
     rc = parse_args(c, &file);
     if (rc >= 0)
         return rc;
-    c->fname = file;
+    c->e.prog = "ms_print";
+    c->e.file = file;
+    c->e.line0 = 1;
+    c->e.err = err;
     c->thr_zero = pn_cmp(c->thr, pn_int(0, 0)) == 0;
     if (!in) {
         char *o;
@@ -1439,16 +1412,17 @@ int ms_print_run(int argc, char **argv, FILE *in_arg, FILE *outf, FILE *err)
         }
     }
     c->in = in;
-    if (setjmp(c->fail)) {
-        rc = c->status ? c->status : 1;
+    if (setjmp(c->e.jb)) {
+        out_flush(c);   /* the preamble, when the original prints it too */
+        rc = 1;
         goto done;
     }
-    c->blk = xrealloc(c, NULL, BLOCK);
+    c->blk = tool_realloc(&c->e, NULL, BLOCK);
     int seekable = fseeko(in, 0, SEEK_CUR) == 0 && ftello(in) == 0;
     if (!seekable) {
         c->mem = open_memstream(&c->mbuf, &c->mlen);
         if (!c->mem)
-            fail_at(c, "out of memory");
+            tool_fail(&c->e, "out of memory");
     }
     read_header(c);
     c->out = c->mem;
@@ -1456,23 +1430,23 @@ int ms_print_run(int argc, char **argv, FILE *in_arg, FILE *outf, FILE *err)
         header_row(c);
     read_body(c, 1);
     out_flush(c);
-    c->last_line = c->lineno;
+    c->last_line = c->e.line;
     c->out = outf;
     preamble(c);
     graph(c);
     counts(c);
     if (seekable) {
         if (fseeko(in, c->body_off, SEEK_SET) != 0)
-            fail_at(c, "cannot re-read: %s", strerror(errno));
+            tool_fail(&c->e, "cannot re-read: %s", strerror(errno));
         c->bpos = c->blen = 0;
         c->beof = 0;
-        c->lineno = c->body_line;
+        c->e.line = c->body_line;
         c->off = c->body_off;
         header_row(c);
         read_body(c, 0);
     } else {
         if (fflush(c->mem) != 0)
-            fail_at(c, "out of memory");
+            tool_fail(&c->e, "out of memory");
         out(c, c->mbuf, c->mlen);
     }
     out_flush(c);

@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tool.h"
+
 #define M2M_VERSION "1.0"
 
 /* Valgrind's allocator (amd64): usable size is the request rounded up to 16
@@ -44,9 +46,6 @@
 /* Sizes above this are rejected so that heap + extra + time sums of a sane
  * trace never come near 2^63 (Massif prints time as a signed 64-bit value). */
 #define MAX_BYTES    (UINT64_C(1) << 56)
-
-/* Longest line read (the read buffer grows to hold one line). */
-#define MAX_LINE     (1 << 24)
 
 /* Cap on in-place-shrunk blocks remembered (see struct abn). */
 #define ABN_MAX      (1u << 20)
@@ -75,6 +74,7 @@ struct site {
     uint64_t peak;              /* highest live (pass 1) */
     int seen;                   /* allocated from at least once */
     char *label;                /* "func (file:line)", escaped */
+    size_t flen;                /* length of its "func" */
 };
 
 /* A detailed snapshot's first level: the significant sites (decided when
@@ -110,9 +110,7 @@ struct gp_point { uint64_t x, heap, total, rss; uint64_t site[GP_MAX_SITES]; };
 
 struct conv {
     struct opts o;
-    jmp_buf jb;
-    const char *name;           /* for messages */
-    uint64_t lineno;
+    struct tool_err e;          /* name, line, where errors unwind to */
     int pass;                   /* 1 or 2 */
 
     /* parsing */
@@ -166,41 +164,15 @@ struct conv {
 };
 
 /* ------------------------------------------------------------------ */
-/* Errors                                                              */
+/* Errors: tool_fail(&c->e, ...) prints "mtrace2massif: FILE:LINE: what is
+ * wrong" and unwinds to convert(), which frees everything and returns 1. */
 
-static void fail(struct conv *c, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
-
-/* Bad input: "mtrace2massif: FILE:LINE: what is wrong", then unwind to
- * convert(), which frees everything and returns 1. */
-static void fail(struct conv *c, const char *fmt, ...)
-{
-    if (!c->o.quiet) {
-        va_list ap;
-        if (c->lineno)
-            fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": ", c->name, c->lineno);
-        else    /* not about a line: a read error, say */
-            fprintf(stderr, "mtrace2massif: %s: ", c->name);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
-    longjmp(c->jb, 1);
-}
-
-static void *xrealloc(struct conv *c, void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        fail(c, "out of memory");
-    return q;
-}
-
+/* a + b, failing rather than come near 2^63 (time and totals are signed
+ * 64-bit in a Massif file). */
 static uint64_t add_chk(struct conv *c, uint64_t a, uint64_t b)
 {
     if (b > (UINT64_C(1) << 62) - a || a > (UINT64_C(1) << 62))
-        fail(c, "byte counts overflow (sizes far beyond any real heap)");
+        tool_fail(&c->e, "byte counts overflow (sizes far beyond any real heap)");
     return a + b;
 }
 
@@ -226,7 +198,7 @@ static void abn_rehash(struct conv *c, uint32_t nb)
     struct abn *a = &c->abn;
     uint32_t *head = calloc(nb, sizeof *head);
     if (!head)
-        fail(c, "out of memory");
+        tool_fail(&c->e, "out of memory");
     free(a->head);
     a->head = head;
     a->nbuckets = nb;
@@ -256,7 +228,7 @@ static void abn_put(struct conv *c, uint64_t site, uint64_t size, uint64_t exces
     } else {
         if (a->cap == 0 || a->n == a->cap) {
             uint32_t ncap = a->cap ? a->cap * 2 : 1024;
-            a->e = xrealloc(c, a->e, (size_t)ncap * sizeof *a->e);
+            a->e = tool_realloc(&c->e, a->e, (size_t)ncap * sizeof *a->e);
             memset(a->e + a->cap, 0, (size_t)(ncap - a->cap) * sizeof *a->e);
             a->cap = ncap;
         }
@@ -331,7 +303,7 @@ static struct tree *make_tree(struct conv *c)
     }
     struct tree *t = malloc(sizeof *t + n * sizeof t->e[0]);
     if (!t)
-        fail(c, "out of memory");
+        tool_fail(&c->e, "out of memory");
     t->n_insig = n_insig;
     t->insig_sum = insig_sum;
     t->n = n;
@@ -515,7 +487,7 @@ static void add_time(struct conv *c, uint64_t before, uint64_t after)
 {
     c->time_b = add_chk(c, c->time_b, before > after ? before - after : after - before);
     if (c->time_b > (UINT64_C(1) << 62))
-        fail(c, "time overflows");
+        tool_fail(&c->e, "time overflows");
 }
 
 static void after_event(struct conv *c, uint64_t first_rec, uint64_t nrecs)
@@ -560,7 +532,7 @@ static void ev_free(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
     uint64_t before = c->heap + c->extra;
     uint64_t slop = release_slop(c, id, size);
     if (c->extra < c->o.heap_admin + slop || c->heap < size)
-        fail(c, "frees a block of %" PRIu64 " bytes that site %" PRIu64
+        tool_fail(&c->e, "frees a block of %" PRIu64 " bytes that site %" PRIu64
              " never allocated", size, id);
     c->heap -= size;
     c->extra -= c->o.heap_admin + slop;
@@ -584,7 +556,7 @@ static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_size,
     uint64_t before = c->heap + c->extra;
     uint64_t old_slop = release_slop(c, old_id, old_size), new_slop;
     if (c->extra < old_slop || c->heap < old_size)
-        fail(c, "reallocates a block of %" PRIu64 " bytes that site %" PRIu64
+        tool_fail(&c->e, "reallocates a block of %" PRIu64 " bytes that site %" PRIu64
              " never allocated", old_size, old_id);
     if (new_size <= old_size + old_slop) {
         new_slop = old_slop + old_size - new_size;
@@ -688,39 +660,19 @@ static inline __attribute__((always_inline)) int parse_u64(const char **pp, uint
 static inline __attribute__((always_inline)) void need_field(struct conv *c, const char **pp, uint64_t *v, const char *what, int last)
 {
     if (!parse_u64(pp, v))
-        fail(c, "%s: expected a decimal number of at most 19 digits", what);
+        tool_fail(&c->e, "%s: expected a decimal number of at most 19 digits", what);
     if (**pp != ' ' && !(last && **pp == '\n'))
-        fail(c, "%s: expected %s after the number", what, last ? "end of line" : "one space");
-}
-
-static int hexval(int ch)
-{
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
+        tool_fail(&c->e, "%s: expected %s after the number", what, last ? "end of line" : "one space");
 }
 
 /* Append a trace token to 'out', decoding %XX, then re-escaping as %XX what
  * must not appear in a Massif label: control characters (a line break would
- * break the file), '#' (ms_print cuts lines at '#') and '%' itself. */
+ * break the file), '#' (ms_print cuts lines at '#') and '%' itself.  'out'
+ * needs 3 * (end - p) + 1 bytes; the decoded text is made in place there. */
 static size_t put_token(char *out, const char *p, const char *end)
 {
-    size_t n = 0;
-    while (p < end) {
-        int ch = (unsigned char)*p++;
-        if (ch == '%' && end - p >= 2 && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
-            ch = hexval(p[0]) * 16 + hexval(p[1]);
-            p += 2;
-        }
-        if (ch < 0x20 || ch == 0x7f || ch == '#' || ch == '%') {
-            n += (size_t)sprintf(out + n, "%%%02X", ch);
-        } else {
-            out[n++] = (char)ch;
-        }
-    }
-    out[n] = 0;
-    return n;
+    size_t n = tool_decode(out + 2 * (size_t)(end - p), p, end);
+    return tool_escape(out, out + 2 * (size_t)(end - p), n, "#%");
 }
 
 /* "@ ID FUNC FILE LINE" */
@@ -730,26 +682,26 @@ static void site_record(struct conv *c, const char *p)
     const char *tok[3], *tend[3];
     p += 2;
     if (!parse_u64(&p, &id) || *p != ' ')
-        fail(c, "site record: expected '@ ID FUNC FILE LINE'");
+        tool_fail(&c->e, "site record: expected '@ ID FUNC FILE LINE'");
     if (id != c->ndef + 1)
-        fail(c, "site %" PRIu64 " defined out of order (expected %zu)", id, c->ndef + 1);
+        tool_fail(&c->e, "site %" PRIu64 " defined out of order (expected %zu)", id, c->ndef + 1);
     for (int k = 0; k < 3; k++) {
         tok[k] = ++p;
         while (*p != ' ' && *p != '\n')
             p++;
         tend[k] = p;
         if (tend[k] == tok[k] || (k < 2 && *p != ' '))
-            fail(c, "site record: expected '@ ID FUNC FILE LINE'");
+            tool_fail(&c->e, "site record: expected '@ ID FUNC FILE LINE'");
     }
     if (*p != '\n')
-        fail(c, "site record: expected end of line after LINE");
+        tool_fail(&c->e, "site record: expected end of line after LINE");
     for (const char *q = tok[2]; q < tend[2]; q++)
         if (*q < '0' || *q > '9')
-            fail(c, "site record: LINE is not a decimal number");
+            tool_fail(&c->e, "site record: LINE is not a decimal number");
     if (c->pass == 2) {
         /* the labels were made in pass 1 */
         if (id > c->nsites)
-            fail(c, "trace changed while being read");
+            tool_fail(&c->e, "trace changed while being read");
         c->ndef++;
         return;
     }
@@ -763,8 +715,8 @@ static void site_record(struct conv *c, const char *p)
                + (size_t)(tend[2] - tok[2]) + 8;
     char *lab = malloc(len);
     if (!lab)
-        fail(c, "out of memory");
-    size_t n = put_token(lab, tok[0], tend[0]);
+        tool_fail(&c->e, "out of memory");
+    size_t n = put_token(lab, tok[0], tend[0]), flen = n;
     lab[n++] = ' ';
     lab[n++] = '(';
     n += put_token(lab + n, base, tend[1]);
@@ -775,11 +727,12 @@ static void site_record(struct conv *c, const char *p)
     lab[n] = 0;
     if (c->nsites == c->cap_sites) {
         size_t ncap = c->cap_sites ? c->cap_sites * 2 : 64;
-        c->sites = xrealloc(c, c->sites, ncap * sizeof *c->sites);
+        c->sites = tool_realloc(&c->e, c->sites, ncap * sizeof *c->sites);
         c->cap_sites = ncap;
     }
     memset(&c->sites[c->nsites], 0, sizeof c->sites[0]);
     c->sites[c->nsites].label = lab;
+    c->sites[c->nsites].flen = flen;
     c->nsites++;
     c->ndef++;
 }
@@ -797,7 +750,7 @@ static const char *op_record(struct conv *c, const char *p)
     } else {                    /* validated by pass 1: only skip it */
         p = skip_digits(p);
         if (*p != ' ')
-            fail(c, "trace changed while being read");
+            tool_fail(&c->e, "trace changed while being read");
     }
     p++;
     need_field(c, &p, &total, "TOTAL", 0);
@@ -822,23 +775,23 @@ static const char *op_record(struct conv *c, const char *p)
             p = q;
         }
         if (*p != '\n')
-            fail(c, "MAXRSS: expected end of line after the number");
+            tool_fail(&c->e, "MAXRSS: expected end of line after the number");
     } else {
         /* Basilisk built without getrusage writes no MAXRSS */
         if (*p != '\n')
-            fail(c, "trace changed while being read");
+            tool_fail(&c->e, "trace changed while being read");
     }
     if (id == 0 || id > c->ndef)
-        fail(c, "site %" PRIu64 " used before its '@' record", id);
+        tool_fail(&c->e, "site %" PRIu64 " used before its '@' record", id);
     if (c->pass == 1 && recno != c->nrec)
-        fail(c, "record number %" PRIu64 ", expected %" PRIu64, recno, c->nrec);
+        tool_fail(&c->e, "record number %" PRIu64 ", expected %" PRIu64, recno, c->nrec);
     if (total > MAX_BYTES)
-        fail(c, "TOTAL %" PRIu64 " is beyond any real heap", total);
+        tool_fail(&c->e, "TOTAL %" PRIu64 " is beyond any real heap", total);
     struct site *s = &c->sites[id - 1];
     uint64_t size, expect;
     if (op == '+' || op == '>') {
         if (total < c->prev_total)
-            fail(c, "'%c' record: TOTAL went down (%" PRIu64 " -> %" PRIu64 ")",
+            tool_fail(&c->e, "'%c' record: TOTAL went down (%" PRIu64 " -> %" PRIu64 ")",
                  op, c->prev_total, total);
         size = total - c->prev_total;
         /* the site's live bytes after this record; a pending '<' of the same
@@ -847,19 +800,19 @@ static const char *op_record(struct conv *c, const char *p)
         expect = base + size;
     } else {
         if (total > c->prev_total)
-            fail(c, "'%c' record: TOTAL went up (%" PRIu64 " -> %" PRIu64 ")",
+            tool_fail(&c->e, "'%c' record: TOTAL went up (%" PRIu64 " -> %" PRIu64 ")",
                  op, c->prev_total, total);
         size = c->prev_total - total;
         uint64_t live = s->live - (c->pend && c->pend_site == id ? c->pend_size : 0);
         if (s->blocks - (c->pend && c->pend_site == id) == 0)
-            fail(c, "'%c' record: site %" PRIu64 " has no live block", op, id);
+            tool_fail(&c->e, "'%c' record: site %" PRIu64 " has no live block", op, id);
         if (live < size)
-            fail(c, "'%c' record: frees %" PRIu64 " bytes but site %" PRIu64
+            tool_fail(&c->e, "'%c' record: frees %" PRIu64 " bytes but site %" PRIu64
                  " holds only %" PRIu64, op, size, id, live);
         expect = live - size;
     }
     if (c->pass == 1 && site != expect)
-        fail(c, "SITE is %" PRIu64 " but the replay gives %" PRIu64 " for site %" PRIu64,
+        tool_fail(&c->e, "SITE is %" PRIu64 " but the replay gives %" PRIu64 " for site %" PRIu64,
              site, expect, id);
     uint64_t rec = c->nrec++;
     c->prev_total = total;
@@ -894,15 +847,15 @@ static const char *op_record(struct conv *c, const char *p)
 
 static void fail_tail(struct conv *c)
 {
-    c->lineno = c->tail_first_line;
-    fail(c, "not a trace record (only the last two lines may be other text)");
+    c->e.line = c->tail_first_line;
+    tool_fail(&c->e, "not a trace record (only the last two lines may be other text)");
 }
 
 /* Process the complete lines in [p, end); end[-1] is '\n'. */
 static void parse_lines(struct conv *c, const char *p, const char *end)
 {
     while (p < end) {
-        c->lineno++;
+        c->e.line++;
         int ch = p[0];
         if (ch != '\n' && p[1] == ' ' &&
             (ch == '+' || ch == '-' || ch == '<' || ch == '>' || ch == '@')) {
@@ -916,7 +869,7 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
         } else {
             /* not a record: must be one of the two tail lines */
             if (c->tail_n == 0) {
-                c->tail_first_line = c->lineno;
+                c->tail_first_line = c->e.line;
                 flush_pending(c);
             }
             if (++c->tail_n > 2)
@@ -943,7 +896,7 @@ struct input {
 
 static void run_pass(struct conv *c, struct input *in)
 {
-    c->lineno = 0;
+    c->e.line = 0;
     if (in->fd < 0) {
         const char *end = in->mem + in->memlen, *last = end;
         while (last > in->mem && last[-1] != '\n')
@@ -958,24 +911,24 @@ static void run_pass(struct conv *c, struct input *in)
     for (;;) {
         if (have == in->cap) {
             size_t old = in->cap;
-            if (old >= MAX_LINE) {  /* keep memory bounded on a garbage file */
-                c->lineno++;
-                fail(c, "line longer than %d MiB", MAX_LINE >> 20);
+            if (old >= TOOL_MAX_LINE) {  /* keep memory bounded on a garbage file */
+                c->e.line++;
+                tool_fail(&c->e, "line longer than %d bytes", TOOL_MAX_LINE);
             }
             in->cap = in->cap ? in->cap * 2 : (size_t)1 << 20;
-            in->buf = xrealloc(c, in->buf, in->cap + PAD);
+            in->buf = tool_realloc(&c->e, in->buf, in->cap + PAD);
             memset(in->buf + old, 0, in->cap - old + PAD);
         }
         ssize_t r = read(in->rfd, in->buf + have, in->cap - have);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            fail(c, "read error: %s", strerror(errno));
+            tool_fail(&c->e, "read error: %s", strerror(errno));
         }
         if (r == 0)
             break;
         if (in->spooling && fwrite(in->buf + have, 1, (size_t)r, in->spool) != (size_t)r)
-            fail(c, "cannot write the temporary copy of the input: %s", strerror(errno));
+            tool_fail(&c->e, "cannot write the temporary copy of the input: %s", strerror(errno));
         have += (size_t)r;
         char *last = memrchr(in->buf, '\n', have);
         if (!last)
@@ -1001,55 +954,50 @@ static int grp_cmp(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-static void put_escaped(FILE *f, const char *s)
+/* The first level of a detailed snapshot's tree: the significant sites and
+ * the aggregate, by bytes descending then address (the aggregate's is 0);
+ * g is scratch space of t->n + 1 pairs. */
+static void write_tree(const struct conv *c, FILE *f, const struct snap *s, uint64_t (*g)[2])
 {
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch < 0x20 || ch == 0x7f || ch == '#')
-            fprintf(f, "%%%02X", ch);
+    const struct tree *t = s->tree;
+    size_t ng = t->n + (t->n_insig > 0);
+    for (size_t k = 0; k < t->n; k++) {
+        g[k][0] = t->e[k].bytes;
+        g[k][1] = t->e[k].id;
+    }
+    if (t->n_insig) {
+        g[t->n][0] = t->insig_sum;
+        g[t->n][1] = 0;
+    }
+    qsort(g, ng, sizeof *g, grp_cmp);
+    fprintf(f, "n%zu: %" PRIu64 " " MASSIF_ROOT "\n", ng, s->heap);
+    for (size_t k = 0; k < ng; k++) {
+        if (g[k][1] == 0)
+            fprintf(f, " n0: %" PRIu64 " in %" PRIu64 " place%s below massif's threshold (%.2f%%)\n",
+                    t->insig_sum, t->n_insig, t->n_insig == 1 ? "," : "s, all", c->o.threshold);
         else
-            fputc(ch, f);
+            fprintf(f, " n0: %" PRIu64 " 0x%" PRIX64 ": %s\n", g[k][0], g[k][1],
+                    c->sites[g[k][1] - 1].label);
     }
 }
 
+/* The Massif file: the three header lines, then the snapshots.  cmd is
+ * the program's command line, or the trace's path when it has none. */
 static void write_massif(struct conv *c, FILE *f, const char *cmd)
 {
-    fprintf(f, "desc: %s\ncmd: ", c->o.desc[0] ? c->o.desc : "(none)");
-    put_escaped(f, cmd);
-    fprintf(f, "\ntime_unit: %s\n", c->o.time_bytes ? "B" : "i");
-    uint64_t (*g)[2] = NULL;
+    fprintf(f, MASSIF_DESC " %s\n" MASSIF_CMD " ", c->o.desc[0] ? c->o.desc : "(none)");
+    tool_put_escaped(f, cmd, "#");
+    fprintf(f, "\n" MASSIF_TIME_UNIT " %s\n", c->o.time_bytes ? "B" : "i");
+    uint64_t (*g)[2] = tool_realloc(&c->e, NULL, (c->nsites + 1) * sizeof *g);
     for (unsigned i = 0; i < c->next_i; i++) {
         const struct snap *s = &c->snaps[i];
-        fprintf(f, "#-----------\nsnapshot=%u\n#-----------\ntime=%" PRId64
-                "\nmem_heap_B=%" PRIu64 "\nmem_heap_extra_B=%" PRIu64
-                "\nmem_stacks_B=0\nheap_tree=%s\n", i, s->time, s->heap, s->extra,
-                !s->tree ? "empty" : s->kind == PEAK ? "peak" : "detailed");
-        if (!s->tree)
-            continue;
-        const struct tree *t = s->tree;
-        size_t ng = t->n + (t->n_insig > 0);
-        g = realloc(g, (ng ? ng : 1) * sizeof *g);
-        if (!g)
-            fail(c, "out of memory");
-        for (size_t k = 0; k < t->n; k++) {
-            g[k][0] = t->e[k].bytes;
-            g[k][1] = t->e[k].id;
-        }
-        if (t->n_insig) {      /* the aggregate sorts as address 0 */
-            g[t->n][0] = t->insig_sum;
-            g[t->n][1] = 0;
-        }
-        qsort(g, ng, sizeof *g, grp_cmp);
-        fprintf(f, "n%zu: %" PRIu64 " (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n",
-                ng, s->heap);
-        for (size_t k = 0; k < ng; k++) {
-            if (g[k][1] == 0)
-                fprintf(f, " n0: %" PRIu64 " in %" PRIu64 " place%s below massif's threshold (%.2f%%)\n",
-                        t->insig_sum, t->n_insig, t->n_insig == 1 ? "," : "s, all", c->o.threshold);
-            else
-                fprintf(f, " n0: %" PRIu64 " 0x%" PRIX64 ": %s\n", g[k][0], g[k][1],
-                        c->sites[g[k][1] - 1].label);
-        }
+        fprintf(f, MASSIF_SEP "\n" MASSIF_SNAPSHOT "=%u\n" MASSIF_SEP "\n"
+                MASSIF_TIME "=%" PRId64 "\n" MASSIF_HEAP "=%" PRIu64 "\n"
+                MASSIF_EXTRA "=%" PRIu64 "\n" MASSIF_STACKS "=0\n" MASSIF_TREE "=%s\n",
+                i, s->time, s->heap, s->extra, !s->tree ? MASSIF_EMPTY
+                : s->kind == PEAK ? MASSIF_PEAK : MASSIF_DETAILED);
+        if (s->tree)
+            write_tree(c, f, s, g);
     }
     free(g);
 }
@@ -1067,18 +1015,6 @@ static const char *unit_for(uint64_t max, double *div)
     return u[k];
 }
 
-/* A gnuplot double-quoted string: escape backslash and double quote. */
-static void gp_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void gp_row(FILE *f, const struct conv *c, const struct gp_point *p, double xd, double yd)
 {
     fprintf(f, "%.6g %.6g %.6g %.6g", (double)p->x / xd, (double)p->total / yd,
@@ -1088,7 +1024,57 @@ static void gp_row(FILE *f, const struct conv *c, const struct gp_point *p, doub
     fputc('\n', f);
 }
 
-static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char *massif_out)
+/* Cut s to at most max bytes, "..." included, keeping its start (end = 0)
+ * or its end; never inside a UTF-8 character.  In place. */
+static void shorten(char *s, size_t max, int keep_end)
+{
+    size_t n = strlen(s), k = max - 3;
+    if (n <= max)
+        return;
+    if (!keep_end) {
+        while (k > 0 && (s[k] & 0xC0) == 0x80)
+            k--;
+        memcpy(s + k, "...", 4);
+    } else {
+        size_t from = n - k;
+        while (from < n && (s[from] & 0xC0) == 0x80)
+            from++;
+        memmove(s + 3, s + from, n - from + 1);
+        memcpy(s, "...", 3);
+    }
+}
+
+/* The legend of site id: "0xID: func (file:line)" as the trace names them
+ * (decoded: gp_quote makes any text inert), the function cut to 32 bytes
+ * and the file to 24 so that the key stays narrow. */
+static void gp_site_title(struct conv *c, FILE *f, uint64_t id)
+{
+    const struct site *s = &c->sites[id - 1];
+    const char *lab = s->label, *fl = lab + s->flen + 2, *end = lab + strlen(lab) - 1;
+    const char *colon = end;    /* the line number follows the last ':' */
+    while (colon > fl && *colon != ':')
+        colon--;
+    size_t len = (size_t)(end - lab);
+    char *func = tool_realloc(&c->e, NULL, len + 2), *file = func + s->flen + 1;
+    tool_decode(func, lab, lab + s->flen);
+    tool_decode(file, fl, colon);
+    shorten(func, 32, 0);
+    shorten(file, 24, 1);
+    char *t = malloc(len + 64);
+    if (t) {
+        sprintf(t, "0x%" PRIX64 ": %s (%s%.*s)", id, func, file, (int)(end - colon), colon);
+        gp_quote(f, t);
+    }
+    free(t);
+    free(func);
+    if (!t)
+        tool_fail(&c->e, "out of memory");
+}
+
+/* Bounds of the curves and the units of the axes. */
+struct gp_axes { double xd, yd; const char *yu; char xlabel[64]; };
+
+static void gp_axes(const struct conv *c, struct gp_axes *a)
 {
     uint64_t ymax = 1, xmax = 1;
     for (size_t i = 0; i < c->gp_len; i++) {
@@ -1098,70 +1084,79 @@ static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char
     }
     if (c->gp_have_peak && c->gp_peak.total > ymax)
         ymax = c->gp_peak.total;
-    double yd, xd = 1;
-    const char *yu = unit_for(ymax, &yd), *xu;
-    char xlabel[64];
+    a->yu = unit_for(ymax, &a->yd);
     if (c->o.time_bytes) {
-        xu = unit_for(xmax, &xd);
-        snprintf(xlabel, sizeof xlabel, "time (%s allocated + freed)", xu);
+        snprintf(a->xlabel, sizeof a->xlabel, "time (%s allocated + freed)",
+                 unit_for(xmax, &a->xd));
     } else {
-        xu = xmax >= 10000000 ? "millions of" : xmax >= 10000 ? "thousands of" : "";
-        xd = xmax >= 10000000 ? 1e6 : xmax >= 10000 ? 1e3 : 1;
-        snprintf(xlabel, sizeof xlabel, "time (%s%strace records)", xu, *xu ? " " : "");
+        const char *xu = xmax >= 10000000 ? "millions of " : xmax >= 10000 ? "thousands of " : "";
+        a->xd = xmax >= 10000000 ? 1e6 : xmax >= 10000 ? 1e3 : 1;
+        snprintf(a->xlabel, sizeof a->xlabel, "time (%strace records)", xu);
     }
-    fputs("# gnuplot script written by mtrace2massif " M2M_VERSION " from the trace ", f);
-    put_escaped(f, trace);
-    fputs("\n# (the Massif file: ", f);
-    put_escaped(f, massif_out);
-    fputs(").  Standalone: the data is inline.\n"
-          "#   gnuplot -persist THIS_FILE\n"
-          "#   gnuplot -e \"set terminal pngcairo size 1200,700; set output 'mem.png'\" THIS_FILE\n"
-          "$mtrace << EOD\n", f);
-    /* samples in time order, with the exact peak merged in */
+}
+
+/* The samples in time order, with the exact peak merged in. */
+static void gp_data(const struct conv *c, FILE *f, const struct gp_axes *a)
+{
     int peak_done = !c->gp_have_peak;
+    fputs("$mtrace << EOD\n", f);
     for (size_t i = 0; i < c->gp_len; i++) {
         if (!peak_done && c->gp_peak.x <= c->gp[i].x) {
-            gp_row(f, c, &c->gp_peak, xd, yd);
+            gp_row(f, c, &c->gp_peak, a->xd, a->yd);
             peak_done = 1;
         }
-        gp_row(f, c, &c->gp[i], xd, yd);
+        gp_row(f, c, &c->gp[i], a->xd, a->yd);
     }
     if (!peak_done)
-        gp_row(f, c, &c->gp_peak, xd, yd);
+        gp_row(f, c, &c->gp_peak, a->xd, a->yd);
     fputs("EOD\n", f);
-    char title[64];
-    snprintf(title, sizeof title, "peak %.4g %s (heap + extra)",
-             (double)c->max_total / yd, yu);
+}
+
+/* One colour per site curve, far from each other and from the total's. */
+static const char *const gp_colour[GP_MAX_SITES] = {
+    "#D62728", "#2CA02C", "#FF7F0E", "#9467BD", "#8C564B", "#E377C2",
+    "#17BECF", "#BCBD22", "#1F3A93", "#7F7F7F", "#006400", "#B8860B"
+};
+
+/* The standalone gnuplot script.  Every text that comes from outside (the
+ * trace's names, its path, the output's) is written by gp_quote, so
+ * gnuplot never runs or expands any of it; the rest is fixed text. */
+static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char *massif_out)
+{
+    struct gp_axes a;
+    gp_axes(c, &a);
+    fputs("# gnuplot script written by mtrace2massif " M2M_VERSION ".  Standalone: the data is inline.\n"
+          "#   gnuplot -persist THIS_FILE\n"
+          "#   gnuplot -e \"set terminal pngcairo size 1200,700; set output 'mem.png'\" THIS_FILE\n"
+          "# trace: ", f);
+    gp_quote(f, trace);
+    fputs("\n# Massif file: ", f);
+    gp_quote(f, massif_out);
+    fputc('\n', f);
+    gp_data(c, f, &a);
+    /* the title: the trace's path (its end, if long) and the peak */
+    size_t n = strlen(trace);
+    char *t = tool_realloc(&c->e, NULL, n + 96);
+    strcpy(t, trace);
+    shorten(t, 64, 1);
+    sprintf(t + strlen(t), ": peak %.4g %s (heap + extra)", (double)c->max_total / a.yd, a.yu);
     fputs("set title ", f);
-    {
-        char buf[4096];
-        char esc[2048];
-        size_t n = 0;
-        for (const char *s = trace; *s && n < sizeof esc - 4; s++) {
-            unsigned char ch = (unsigned char)*s;
-            if (ch < 0x20 || ch == 0x7f)
-                n += (size_t)snprintf(esc + n, sizeof esc - n, "%%%02X", ch);
-            else
-                esc[n++] = (char)ch;
-        }
-        esc[n] = 0;
-        snprintf(buf, sizeof buf, "%s: %s", esc, title);
-        gp_str(f, buf);
-    }
-    fprintf(f, " noenhanced\nset xlabel \"%s\" noenhanced\nset ylabel \"memory (%s)\" noenhanced\n",
-            xlabel, yu);
-    fputs("set key outside right top noenhanced\nset grid\nset yrange [0:*]\nset xrange [0:*]\nset autoscale xfixmax\n"
-          "set format y \"%g\"\nset format x \"%g\"\n", f);
-    fputs("plot $mtrace using 1:2 with lines linewidth 2 title \"total (useful heap + extra)\", \\\n"
-          "     $mtrace using 1:3 with lines title \"useful heap\"", f);
+    gp_quote(f, t);
+    free(t);
+    fprintf(f, " noenhanced\nset xlabel '%s' noenhanced\nset ylabel 'memory (%s)' noenhanced\n",
+            a.xlabel, a.yu);
+    /* the key below the plot, in columns: beside it, it took up to half
+     * of the width; inside, it hid curves */
+    fputs("set key below left Left reverse horizontal maxrows 5 noenhanced\n"
+          "set grid\nset yrange [0:*]\nset xrange [0:*]\nset autoscale xfixmax\n"
+          "set format y '%g'\nset format x '%g'\n"
+          "plot $mtrace using 1:2 with lines linewidth 4 linecolor '#99AACC' title 'total (useful heap + extra)', \\\n"
+          "     $mtrace using 1:3 with lines linewidth 1 linecolor 'black' title 'useful heap'", f);
     if (c->have_rss)
-        fputs(", \\\n     $mtrace using 1:4 with lines dashtype 2 title \"max RSS - RSS at start\"", f);
+        fputs(", \\\n     $mtrace using 1:4 with lines dashtype 2 linecolor 'gray50' title 'max RSS - RSS at start'", f);
     for (int k = 0; k < c->gp_n; k++) {
-        char lab[1024];
-        snprintf(lab, sizeof lab, "0x%" PRIX64 ": %s", c->gp_ids[k],
-                 c->sites[c->gp_ids[k] - 1].label);
-        fprintf(f, ", \\\n     $mtrace using 1:%d with lines title ", 5 + k);
-        gp_str(f, lab);
+        fprintf(f, ", \\\n     $mtrace using 1:%d with lines linecolor '%s' title ", 5 + k, gp_colour[k]);
+        gp_site_title(c, f, c->gp_ids[k]);
     }
     fputc('\n', f);
 }
@@ -1172,7 +1167,7 @@ static void gp_choose(struct conv *c)
 {
     uint64_t (*v)[2] = malloc((c->nsites ? c->nsites : 1) * sizeof *v);
     if (!v)
-        fail(c, "out of memory");
+        tool_fail(&c->e, "out of memory");
     size_t n = 0;
     for (size_t i = 0; i < c->nsites; i++)
         if (c->sites[i].peak > 0 &&
@@ -1234,7 +1229,9 @@ static void free_conv(struct conv *c)
 static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
                    const char *trace, const char *out_name)
 {
-    if (setjmp(c->jb)) {
+    c->e.prog = "mtrace2massif";
+    c->e.err = c->o.quiet ? NULL : stderr;
+    if (setjmp(c->e.jb)) {
         free_conv(c);
         return 1;
     }
@@ -1256,16 +1253,16 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     }
     int no_tail = c->tail_n == 0, cut = c->truncated_line;
     c->truncated = no_tail || cut;
-    uint64_t lines = c->lineno + (uint64_t)cut;
+    uint64_t lines = c->e.line + (uint64_t)cut;
     if (!c->o.quiet && (no_tail || cut))
         fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": warning: trace is truncated (%s); "
-                "converting the %" PRIu64 " complete records\n", c->name, lines,
+                "converting the %" PRIu64 " complete records\n", c->e.file, lines,
                 cut ? "last line cut short" : "no gnuplot tail", c->nrec);
     if (gpf) {
         gp_choose(c);
         c->gp = malloc(GP_POINTS * sizeof *c->gp);
         if (!c->gp)
-            fail(c, "out of memory");
+            tool_fail(&c->e, "out of memory");
     }
 
     /* pass 2: the snapshots */
@@ -1273,11 +1270,11 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
         if (in->spool) {
             fflush(in->spool);
             if (ferror(in->spool))
-                fail(c, "cannot write the temporary copy of the input");
+                tool_fail(&c->e, "cannot write the temporary copy of the input");
             in->rfd = fileno(in->spool);
         }
         if (lseek(in->rfd, 0, SEEK_SET) != 0)
-            fail(c, "cannot rewind: %s", strerror(errno));
+            tool_fail(&c->e, "cannot rewind: %s", strerror(errno));
         in->spooling = 0;   /* the copy is now the source */
     }
     reset_replay(c);
@@ -1285,7 +1282,7 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     c->snaps = calloc(c->o.max_snapshots, sizeof *c->snaps);
     c->tmp_ids = malloc((c->nsites ? c->nsites : 1) * sizeof *c->tmp_ids);
     if (!c->snaps || !c->tmp_ids)
-        fail(c, "out of memory");
+        tool_fail(&c->e, "out of memory");
     c->earliest = 0;
     c->min_interval = 0;
     c->since_detailed = 0;
@@ -1294,7 +1291,7 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     run_pass(c, in);
     flush_pending(c);
     if (c->ev != c->events1 || c->nrec != c->nrec1)
-        fail(c, "trace changed while being read");
+        tool_fail(&c->e, "trace changed while being read");
     if (c->peak_at_end)
         peak_check(c, c->nrec); /* as if the program freed its heap at exit */
     if (c->gp) {                /* the final state ends the curves */
@@ -1307,7 +1304,7 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     if (!c->o.quiet && c->abn.dropped)
         fprintf(stderr, "mtrace2massif: %s: warning: %" PRIu64 " blocks shrunk in place by "
                 "realloc were not remembered; extra-heap may be high by their slack\n",
-                c->name, c->abn.dropped);
+                c->e.file, c->abn.dropped);
     free_conv(c);
     return 0;
 }
@@ -1513,7 +1510,7 @@ static void print_summary(FILE *f, struct job *j, size_t n)
                 fprintf(f, "  %*" PRIu64, w[k], r->v[k]);
         }
         fputs("  ", f);
-        put_escaped(f, strcmp(r->trace, "-") ? r->trace : "stdin");
+        tool_put_escaped(f, strcmp(r->trace, "-") ? r->trace : "stdin", "#");
         fputs(r->rc ? " (not converted)\n" : r->truncated ? " (truncated)\n" : "\n", f);
     }
     if (nok) {
@@ -1674,7 +1671,7 @@ static int convert_one(const struct opts *o, struct job *j)
     }
     c->o = *o;
     c->o.gnuplot = j->gp;
-    c->name = is_stdin ? "stdin" : trace;
+    c->e.file = is_stdin ? "stdin" : trace;
     if (is_stdin) {
         in.fd = 0;
     } else {

@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c->o.heap_admin = (sel & 32) ? 0 : 8;
     c->o.peak_inaccuracy = (sel & 64) ? 0 : 1.0;
     c->o.quiet = 1;
-    c->name = "fuzz";
+    c->e.file = "fuzz";
     /* the parser reads up to PAD bytes past the end */
     char *buf;
     size_t len;

@@ -226,7 +226,7 @@ bad "LINE not a number" "1: site record: LINE is not a decimal number" '@ 1 f f.
 head -c 20000000 /dev/zero | tr '\0' a > long.trace
 "$M2M" long.trace -o long.out 2> long.err
 check "a 20 MB line: error, memory stays bounded" test $? -eq 1
-has "its message" long.err "mtrace2massif: long.trace:1: line longer than 16 MiB"
+has "its message" long.err "mtrace2massif: long.trace:1: line longer than 16777216 bytes"
 "$M2M" /nonexistent.trace 2> nofile.err
 check "missing trace: exit 1" test $? -eq 1
 has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No such file or directory"
@@ -251,8 +251,8 @@ if [ -f "$TOP/mtrace.h" ] && [ -f churn.trace ]; then
     has "script: inline data" churn.gp '$mtrace << EOD'
     has "script: sites titled by function and place" churn.gp ': large (churn.c:'
     # KiB for the heap; MiB when ASan's quarantine inflates the RSS curve
-    check "script: axes in KiB or MiB" grep -qE '^set ylabel "memory \((KiB|MiB)\)"' churn.gp
-    has "script: time axis in MiB allocated + freed" churn.gp 'set xlabel "time (MiB allocated + freed)"'
+    check "script: axes in KiB or MiB" grep -qE "^set ylabel 'memory \((KiB|MiB)\)'" churn.gp
+    has "script: time axis in MiB allocated + freed" churn.gp "set xlabel 'time (MiB allocated + freed)'"
     gnuplot -e "set terminal pngcairo size 1000,600; set output 'churn.png'" churn.gp 2> gp.err
     check "script renders to PNG" sh -c "test -s churn.png && ! test -s gp.err && head -c 4 churn.png | grep -q PNG"
     gnuplot -e "set terminal svg size 1000,600; set output 'churn.svg'" churn.gp 2> gp.err
@@ -266,7 +266,7 @@ fi
 "$M2M" --time-unit=i --gnuplot=small.gp "$D/small.trace" -o small-i.out
 gnuplot -e "set terminal svg; set output 'small.svg'" small.gp 2> gp.err
 check "script with a '#' and spaces in a title renders" sh -c "test -s small.svg && ! test -s gp.err"
-has "x axis in records" small.gp 'set xlabel "time (trace records)"'
+has "x axis in records" small.gp "set xlabel 'time (trace records)'"
 
 # --- 5. outputs that are not regular files --------------------------------
 # written in place: renaming the temporary file over a device or a FIFO

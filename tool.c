@@ -1,0 +1,109 @@
+/* tool.c - the shared part of mtrace2massif and ms_print (see tool.h). */
+#include "tool.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tool_fail(struct tool_err *e, const char *fmt, ...)
+{
+    if (e->err) {
+        va_list ap;
+        if (e->line || e->line0)
+            fprintf(e->err, "%s: %s:%" PRIu64 ": ", e->prog, e->file, e->line);
+        else    /* not about a line: a read error, say */
+            fprintf(e->err, "%s: %s: ", e->prog, e->file);
+        va_start(ap, fmt);
+        vfprintf(e->err, fmt, ap);
+        va_end(ap);
+        fputc('\n', e->err);
+    }
+    longjmp(e->jb, 1);
+}
+
+void *tool_realloc(struct tool_err *e, void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        tool_fail(e, "out of memory");
+    return q;
+}
+
+int tool_hex(int ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+size_t tool_decode(char *out, const char *p, const char *end)
+{
+    size_t n = 0;
+    while (p < end) {
+        int ch = (unsigned char)*p++;
+        /* a '%' without two hex digits is kept: the tracer never writes
+         * one, and Basilisk's names are not escaped at all */
+        if (ch == '%' && end - p >= 2 && tool_hex(p[0]) >= 0 && tool_hex(p[1]) >= 0) {
+            ch = tool_hex(p[0]) * 16 + tool_hex(p[1]);
+            p += 2;
+        }
+        out[n++] = (char)ch;
+    }
+    out[n] = 0;
+    return n;
+}
+
+size_t tool_escape(char *out, const char *s, size_t n, const char *also)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == 0x7f || (ch && strchr(also, ch))) {
+            out[k++] = '%';
+            out[k++] = hex[ch >> 4];
+            out[k++] = hex[ch & 15];
+        } else {
+            out[k++] = (char)ch;
+        }
+    }
+    out[k] = 0;
+    return k;
+}
+
+void tool_put_escaped(FILE *f, const char *s, const char *also)
+{
+    char b[4];
+    for (; *s; s++)
+        fwrite(b, 1, tool_escape(b, s, 1, also), f);
+}
+
+void tool_shown(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t j = 0, i = 0;
+    char b[4];
+    for (; i < n; i++) {
+        size_t k = tool_escape(b, s + i, 1, "");
+        if (j + k + 4 > cap)    /* room for "..." and the NUL */
+            break;
+        memcpy(dst + j, b, k);
+        j += k;
+    }
+    if (i < n)
+        memcpy(dst + j, "...", 3), j += 3;
+    dst[j] = 0;
+}
+
+void gp_quote(FILE *f, const char *s)
+{
+    char b[4];
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);     /* gnuplot's only escape in '...' */
+        fwrite(b, 1, tool_escape(b, s, 1, ""), f);
+    }
+    fputc('\'', f);
+}

@@ -1,0 +1,75 @@
+/* tool.h - what the two tools, mtrace2massif and ms_print, share: the
+ * one-line error that unwinds, checked allocation, the longest line read,
+ * the trace's %XX names, gnuplot's inert strings and the Massif file's keys.
+ * The tracer (mtrace.h, mtrace.c) does not use this file. */
+#ifndef TOOL_H
+#define TOOL_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The longest line either tool reads.  Far above any real trace or Massif
+ * file: their long lines are names (C++ template names run to tens of KB)
+ * and command lines (Linux caps the arguments of one execve at 6 MiB); and
+ * a file without newlines (/dev/zero) cannot take more memory than this. */
+#define TOOL_MAX_LINE (1 << 24)
+
+/* The keys of a Massif file (Valgrind 3.19, coregrind/m_xtree.c). */
+#define MASSIF_DESC      "desc:"
+#define MASSIF_CMD       "cmd:"
+#define MASSIF_TIME_UNIT "time_unit:"
+#define MASSIF_SEP       "#-----------"
+#define MASSIF_SNAPSHOT  "snapshot"
+#define MASSIF_TIME      "time"
+#define MASSIF_HEAP      "mem_heap_B"
+#define MASSIF_EXTRA     "mem_heap_extra_B"
+#define MASSIF_STACKS    "mem_stacks_B"
+#define MASSIF_TREE      "heap_tree"
+#define MASSIF_EMPTY     "empty"
+#define MASSIF_DETAILED  "detailed"
+#define MASSIF_PEAK      "peak"
+#define MASSIF_ROOT      "(heap allocation functions) malloc/new/new[], --alloc-fns, etc."
+
+/* Where a tool is, for its error line "prog: FILE:LINE: what is wrong". */
+struct tool_err {
+    const char *prog;           /* the tool's name */
+    const char *file;           /* the input, as named */
+    uint64_t line;              /* the line being read */
+    int line0;                  /* print line 0 too (else "prog: FILE: ...") */
+    FILE *err;                  /* NULL: no message (fuzzing) */
+    jmp_buf jb;                 /* where tool_fail unwinds to */
+};
+
+/* Print the error line (unless e->err is NULL) and longjmp to e->jb. */
+void tool_fail(struct tool_err *e, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* realloc that never returns NULL: fails with "out of memory". */
+void *tool_realloc(struct tool_err *e, void *p, size_t n);
+
+/* Value of a hex digit, or -1. */
+int tool_hex(int ch);
+
+/* Decode the trace's %XX escapes of [p, end) into out (end - p + 1 bytes
+ * suffice); NUL-terminated; returns the length. */
+size_t tool_decode(char *out, const char *p, const char *end);
+
+/* Copy s[0..n) into out (3n + 1 bytes suffice) with control characters,
+ * 0x7f and the bytes of 'also' written as %XX; returns the length. */
+size_t tool_escape(char *out, const char *s, size_t n, const char *also);
+
+/* tool_escape of a string, to a stream. */
+void tool_put_escaped(FILE *f, const char *s, const char *also);
+
+/* s[0..n) for a one-line message: escaped as above, cut with "..." to fit
+ * cap bytes. */
+void tool_shown(char *dst, size_t cap, const char *s, size_t n);
+
+/* s as a gnuplot single-quoted string, which gnuplot never expands
+ * (no backquote commands, no @macros, no backslash escapes): ' doubled,
+ * control characters and 0x7f as %XX so the string stays on its line. */
+void gp_quote(FILE *f, const char *s);
+
+#endif
