@@ -13,12 +13,24 @@ MANDIR      ?= $(PREFIX)/share/man
 MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1
 MAN7 = doc/mtrace.7
 
+LIBDIR      ?= $(PREFIX)/lib
 TOOLS = $(patsubst %.c,%,$(wildcard ms_print.c mtrace2massif.c))
+LIBS  = libmtrace.so libmtrace.a
 
 TEST_CFLAGS ?= -g -O1
 export CC TEST_CFLAGS
 
-all: $(TOOLS)
+all: $(TOOLS) $(LIBS)
+
+# The runtime, compiled once.  The shared library exports only mtrace_*,
+# pmtrace and the allocator's names, and is never unloaded (-z nodelete: a
+# traced plugin closed with dlclose must not take the runtime with it).
+mtrace.pic.o: mtrace.c mtrace.h
+	$(CC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -DMTRACE_RUNTIME -c -o $@ mtrace.c
+libmtrace.so: mtrace.pic.o
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libmtrace.so -Wl,-z,nodelete -o $@ mtrace.pic.o $(LDFLAGS)
+libmtrace.a: mtrace.pic.o
+	rm -f $@ && ar rcs $@ mtrace.pic.o
 
 $(TOOLS): %: %.c tool.c tool.h
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< tool.c $(LDFLAGS)
@@ -103,7 +115,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 clean:
-	rm -f $(TOOLS) examples/example examples/example.trace examples/massif.out.example.trace
+	rm -f $(TOOLS) $(LIBS) mtrace.pic.o examples/example examples/example.trace examples/massif.out.example.trace
 	rm -rf build
 
 .PHONY: all test test-sanitize test-ecosystem demo fuzz fuzz-ms_print fuzz-mtrace2massif \

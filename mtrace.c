@@ -1,47 +1,74 @@
-/* mtrace.c - the runtime of mtrace.h.  Not compiled on its own: mtrace.h
-   includes it in every translation unit of the traced program, so that
-   "-include mtrace.h" is the only flag a build needs.  Every external
-   definition is weak (the linker keeps one copy); everything else is
-   static.  The code is written in C89 syntax because it is compiled with
-   the program's own flags, -std=c89 -pedantic included, and it names no
-   libc function the program could have redefined: private names bound to
-   the libc symbols with asm labels.
+/* mtrace.c - the runtime of mtrace.h.
+
+   Built once as libmtrace.so and libmtrace.a (cc -DMTRACE_RUNTIME, see the
+   Makefile), or, in the one-line use "cc -DMTRACE=1 -include mtrace.h",
+   included by the header into every translation unit.  Compiled on its
+   own without MTRACE_RUNTIME (a project that builds every *.c it finds)
+   it is an empty unit.
+
+   Every external definition is weak with default visibility: the copies
+   of the one-line use are merged into one by the linkers (static and
+   dynamic), and libmtrace's own malloc and free give way to a static C
+   library's.  Everything else is static and named mtrace_ or MTRACE_, as
+   it lands in the program's own files in the one-line use.  The code is
+   written in C89 syntax because it is then compiled with the program's
+   own flags, -std=c89 -pedantic included, and it names no libc function
+   the program could have redefined: private names bound to the libc
+   symbols with asm labels.
 
    One lock guards everything: the block table, the site table, the totals
    and the trace buffer.  Records are formatted under it, which is what
    makes RECNO gapless and every TOTAL consistent with the record order. */
+#if !defined(MTRACE_H) && defined(MTRACE_RUNTIME)
+#define _GNU_SOURCE
+#include "mtrace.h"
+#endif
+#if defined(MTRACE_RUNTIME) || defined(MTRACE_INLINE_RUNTIME_)
+#ifndef MTRACE_RUNTIME_INCLUDED_
+#define MTRACE_RUNTIME_INCLUDED_
+#ifdef MTRACE_INLINE_RUNTIME_
+#pragma GCC system_header   /* compiled with the program's flags: no warnings of ours */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#define MTRACE_API __attribute__((weak))
-#define MT_HOT __inline__ __attribute__((always_inline))   /* the per-call path */
-#if defined(__x86_64__) || defined(__i386__)
-#define MT_PAUSE() __builtin_ia32_pause()   /* a spinning thread's hint */
-#else
-#define MT_PAUSE() ((void)0)
+#define MTRACE_API __attribute__((weak, visibility("default")))
+#ifdef MTRACE_RUNTIME           /* libmtrace: one state, its own */
+#define MTRACE_SHARED static
+#else                           /* one-line use: one state for all copies */
+#define MTRACE_SHARED __attribute__((weak, visibility("default")))
 #endif
-#define MT_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
+#define MTRACE_HOT __inline__ __attribute__((always_inline))   /* the per-call path */
+#if defined(__x86_64__) || defined(__i386__)
+#define MTRACE_PAUSE() __builtin_ia32_pause()   /* a spinning thread's hint */
+#else
+#define MTRACE_PAUSE() ((void)0)
+#endif
+#define MTRACE_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
 
-MT_LIBC(long, mt_write, (int, const void *, size_t), write);
-MT_LIBC(int, mt_close, (int), close);
-MT_LIBC(int, mt_ftruncate, (int, long), ftruncate);
-MT_LIBC(int, mt_getpid, (void), getpid);
-MT_LIBC(char *, mt_getcwd, (char *, size_t), getcwd);
-MT_LIBC(void, mt_exit_now, (int), _exit);
-MT_LIBC(int, mt_sched_yield, (void), sched_yield);
-MT_LIBC(char *, mt_getenv, (const char *), secure_getenv);
-MT_LIBC(int, mt_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
-MT_LIBC(char *, mt_libc_strdup, (const char *), strdup);
-MT_LIBC(char *, mt_libc_strndup, (const char *, size_t), strndup);
-MT_LIBC(void *, mt_libc_aligned_alloc, (size_t, size_t), aligned_alloc);
-MT_LIBC(int, mt_libc_posix_memalign, (void **, size_t, size_t), posix_memalign);
-MT_LIBC(void *, mt_libc_reallocarray, (void *, size_t, size_t), reallocarray);
+MTRACE_LIBC(long, mtrace_write, (int, const void *, size_t), write);
+MTRACE_LIBC(int, mtrace_close, (int), close);
+MTRACE_LIBC(int, mtrace_ftruncate, (int, long), ftruncate);
+MTRACE_LIBC(int, mtrace_getpid, (void), getpid);
+MTRACE_LIBC(char *, mtrace_getcwd, (char *, size_t), getcwd);
+MTRACE_LIBC(void, mtrace_exit_now, (int), _exit);
+MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
+MTRACE_LIBC(char *, mtrace_getenv, (const char *), secure_getenv);
+MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
+MTRACE_LIBC(char *, mtrace_libc_strdup, (const char *), strdup);
+MTRACE_LIBC(char *, mtrace_libc_strndup, (const char *, size_t), strndup);
+MTRACE_LIBC(void *, mtrace_libc_aligned_alloc, (size_t, size_t), aligned_alloc);
+MTRACE_LIBC(int, mtrace_libc_posix_memalign, (void **, size_t, size_t), posix_memalign);
+MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 
 /* The C library's allocator.  On glibc the program also defines malloc,
    calloc, realloc and free itself (see the interposers at the end), so
@@ -49,75 +76,79 @@ MT_LIBC(void *, mt_libc_reallocarray, (void *, size_t, size_t), reallocarray);
    AddressSanitizer, whose own malloc must stay the program's. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
-#define MT_SANITIZED 1
+#define MTRACE_SANITIZED 1
 #endif
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define MT_SANITIZED 1
+#define MTRACE_SANITIZED 1
 #endif
-#if defined(__GLIBC__) && !defined(MT_SANITIZED)
-#define MT_INTERPOSE 1
+#if defined(__GLIBC__) && !defined(MTRACE_SANITIZED)
+#define MTRACE_INTERPOSE 1
 #endif
 #ifdef __GLIBC__
-MT_LIBC(char, mt_single_threaded, , __libc_single_threaded);
+MTRACE_LIBC(char, mtrace_single_threaded, , __libc_single_threaded);
 #else
-#define mt_single_threaded 0
+#define mtrace_single_threaded 0
 #endif
-#ifdef MT_INTERPOSE
-MT_LIBC(void *, mt_libc_malloc, (size_t), __libc_malloc);
-MT_LIBC(void *, mt_libc_calloc, (size_t, size_t), __libc_calloc);
-MT_LIBC(void *, mt_libc_realloc, (void *, size_t), __libc_realloc);
-MT_LIBC(void, mt_libc_free, (void *), __libc_free);
-MT_LIBC(void *, mt_libc_memalign, (size_t, size_t), __libc_memalign);
-MT_LIBC(void *, mt_libc_valloc, (size_t), __libc_valloc);
-MT_LIBC(void *, mt_libc_pvalloc, (size_t), __libc_pvalloc);
+#ifdef MTRACE_INTERPOSE
+MTRACE_LIBC(void *, mtrace_libc_malloc, (size_t), __libc_malloc);
+MTRACE_LIBC(void *, mtrace_libc_calloc, (size_t, size_t), __libc_calloc);
+MTRACE_LIBC(void *, mtrace_libc_realloc, (void *, size_t), __libc_realloc);
+MTRACE_LIBC(void, mtrace_libc_free, (void *), __libc_free);
+MTRACE_LIBC(void *, mtrace_libc_memalign, (size_t, size_t), __libc_memalign);
+MTRACE_LIBC(void *, mtrace_libc_valloc, (size_t), __libc_valloc);
+MTRACE_LIBC(void *, mtrace_libc_pvalloc, (size_t), __libc_pvalloc);
 #else
-MT_LIBC(void *, mt_libc_malloc, (size_t), malloc);
-MT_LIBC(void *, mt_libc_calloc, (size_t, size_t), calloc);
-MT_LIBC(void *, mt_libc_realloc, (void *, size_t), realloc);
-MT_LIBC(void, mt_libc_free, (void *), free);
-MT_LIBC(void *, mt_libc_valloc, (size_t), valloc);
-MT_LIBC(void *, mt_libc_memalign, (size_t, size_t), memalign);
-MT_LIBC(void *, mt_libc_pvalloc, (size_t), pvalloc);
+MTRACE_LIBC(void *, mtrace_libc_malloc, (size_t), malloc);
+MTRACE_LIBC(void *, mtrace_libc_calloc, (size_t, size_t), calloc);
+MTRACE_LIBC(void *, mtrace_libc_realloc, (void *, size_t), realloc);
+MTRACE_LIBC(void, mtrace_libc_free, (void *), free);
+MTRACE_LIBC(void *, mtrace_libc_valloc, (size_t), valloc);
+MTRACE_LIBC(void *, mtrace_libc_memalign, (size_t, size_t), memalign);
+MTRACE_LIBC(void *, mtrace_libc_pvalloc, (size_t), pvalloc);
 #endif
 
-enum { MT_OFF, MT_STARTING, MT_READY, MT_DONE };
-#define MT_BUFSIZE 65536        /* trace buffer; one write(2) when half full */
-#define MT_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
-#define MT_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
-#define MT_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
-#define MT_ROWS 20              /* summary rows before "N more sites" */
+enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
+#define MTRACE_BUFSIZE 65536        /* trace buffer; one write(2) when half full */
+#define MTRACE_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
+#define MTRACE_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
+#define MTRACE_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
+#define MTRACE_ROWS 20              /* summary rows before "N more sites" */
 
 /* A block the program got from a traced call, in 16 bytes: its address,
    and one word holding its site (the low 20 bits), a freed flag, and its
    size, or once freed the site of the free.  The entry stays as a
    tombstone until the C library hands the address out again, so a second
    free can name both places. */
-struct mt_block {
+struct mtrace_block {
     uintptr_t addr;
     uint64_t word;
 };
-#define MT_SITE_BITS 20
-#define MT_MAXSITES ((1u << MT_SITE_BITS) - 1)
-#define MT_FREED ((uint64_t)1 << MT_SITE_BITS)
+#define MTRACE_SITE_BITS 20
+#define MTRACE_MAXSITES ((1u << MTRACE_SITE_BITS) - 1)
+#define MTRACE_FREED ((uint64_t)1 << MTRACE_SITE_BITS)
 
 /* Blocks by address: open addressing, linear probing, at most 3/4 full. */
-struct mt_table {
-    struct mt_block *slots;
+struct mtrace_table {
+    struct mtrace_block *slots;
     size_t n, nlive, nfreed, grow_at;
 };
 
 /* Per-site figures, indexed by mtrace_site.index.  `id` is the number the
    trace uses, given when the site first appears in a record. */
-struct mt_site {
+struct mtrace_sitestat {
     const char *func, *file;
     int line;
     unsigned id;
     size_t live, peak, allocs;
 };
 
-struct mt_state {
-    int fd;                     /* the trace, or -1 (first: see the initializer) */
+struct mtrace_state {
+    int fd;                     /* the trace, or -1 (set by mtrace_init) */
+    int level;                  /* the process's: 1, 2, 3; 0 before start */
+    int exiting, destructed;    /* exit() has begun; our destructor ran */
+    int finish_queued;          /* the report is queued or done */
+    void (*owner)(void);        /* mtrace_init of the copy that started */
     size_t total, max, overhead, maxoverhead, nr, startrss, maxrss;   /* pmtrace's */
     char recno_text[24], rss_text[24];  /* nr and maxrss as they are written */
     unsigned recno_len, rss_len;
@@ -134,28 +165,29 @@ struct mt_state {
     long rank;                  /* MPI rank, -1 outside MPI */
     unsigned long dev, ino;     /* the trace file, to check our descriptor */
     int pid;
-    struct mt_table heap;       /* blocks from the C library */
-    struct mt_table pool;       /* blocks of the program's own allocators
+    struct mtrace_table heap;       /* blocks from the C library */
+    struct mtrace_table pool;       /* blocks of the program's own allocators
                                    (MTRACE_MALLOCLIKE): they may lie inside a
                                    heap block, even at its address */
-    struct mt_site *sites;      /* [0] unused */
+    struct mtrace_sitestat *sites;      /* [0] unused */
     unsigned nsites, maxsites, nids;
     unsigned *sitehash, nsitehash;
-    unsigned nsorted;           /* length of mt_sorted_sites' result */
+    char *names, *names_end;    /* free space for the sites' names */
+    unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees;
     char path[4096];
     volatile size_t len, flushed;   /* committed bytes in buf, written bytes */
-    char buf[MT_BUFSIZE];
+    char buf[MTRACE_BUFSIZE];
 };
 
 MTRACE_API __thread struct mtrace_pending mtrace_pending;
 MTRACE_API volatile struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
-MTRACE_API struct mt_state mtrace_state_ = { -1 };
+MTRACE_SHARED struct mtrace_state mtrace_state_;    /* zero: no data in the file */
 #define mt mtrace_state_
 
 /* pmtrace is volatile for the program's sake (see mtrace.h): the tracer
    keeps its own copy of the figures and stores them there. */
-static void mt_publish(void)
+static void mtrace_publish(void)
 {
     pmtrace.total = mt.total;
     pmtrace.max = mt.max;
@@ -169,37 +201,37 @@ static void mt_publish(void)
 
 /* Sites of calls whose caller announced nothing: through a pointer taken
    to malloc in traced code, or from code compiled without mtrace. */
-static struct mtrace_site mt_unknown_site = { "?", "<unknown>", 0, 0 };
-static struct mtrace_site mt_untraced_site = { "?", "<code-without-mtrace>", 0, 0 };
+static struct mtrace_site mtrace_unknown_site = { "?", "<unknown>", 0, 0 };
+static struct mtrace_site mtrace_untraced_site = { "?", "<code-without-mtrace>", 0, 0 };
 
 /* The lock: a spinlock that yields early (with more threads than cores,
    spinning on a lock whose holder is not running wastes the core it
    needs), and no atomic operation at all while the process has one
    thread (glibc clears __libc_single_threaded for good in the first
    pthread_create, outside any critical section). */
-static MT_HOT void mt_lock(void)
+static MTRACE_HOT void mtrace_lock(void)
 {
     int spins = 0;
-    if (mt_single_threaded)
+    if (mtrace_single_threaded)
         return;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
         do {
             if (++spins % 2 == 0)
-                mt_sched_yield();
+                mtrace_sched_yield();
             else
-                MT_PAUSE();
+                MTRACE_PAUSE();
         } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
 }
 
-static MT_HOT void mt_unlock(void)
+static MTRACE_HOT void mtrace_unlock(void)
 {
-    if (!mt_single_threaded)
+    if (!mtrace_single_threaded)
         __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
 }
 
 /* The tracer's own memory comes from mmap: never from the allocator it
    watches, so it cannot recurse or disturb the program's heap. */
-static void *mt_pages(size_t bytes)
+static void *mtrace_pages(size_t bytes)
 {
     void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
@@ -208,7 +240,7 @@ static void *mt_pages(size_t bytes)
     return p;
 }
 
-static void mt_unpages(void *p, size_t bytes)
+static void mtrace_unpages(void *p, size_t bytes)
 {
     if (p) {
         munmap(p, bytes);
@@ -218,10 +250,10 @@ static void mt_unpages(void *p, size_t bytes)
 
 /* ---- output helpers (async-signal-safe) ---- */
 
-static void mt_write_all(int fd, const char *s, size_t n)
+static void mtrace_write_all(int fd, const char *s, size_t n)
 {
     while (n > 0) {
-        long w = mt_write(fd, s, n);
+        long w = mtrace_write(fd, s, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -231,15 +263,15 @@ static void mt_write_all(int fd, const char *s, size_t n)
     }
 }
 
-static void mt_say(const char *s)
+static void mtrace_say(const char *s)
 {
-    mt_write_all(2, s, strlen(s));
+    mtrace_write_all(2, s, strlen(s));
 }
 
 /* Decimal digits, two at a time from the right: the trace is mostly
    numbers, and this is where level 1 spends its time.  The length comes
    from comparisons; the digits from 32-bit divisions when they fit. */
-static char *mt_put_u(char *o, size_t v)
+static char *mtrace_put_u(char *o, size_t v)
 {
     static const char pairs[] =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -282,7 +314,7 @@ static char *mt_put_u(char *o, size_t v)
 
 /* RECNO goes up by one per record and MAXRSS seldom changes: both are kept
    as text, the first counted up in place, the second redone on change. */
-static void mt_next_recno(void)
+static void mtrace_next_recno(void)
 {
     char *d = mt.recno_text + mt.recno_len;
     for (;;) {
@@ -300,34 +332,34 @@ static void mt_next_recno(void)
     }
 }
 
-static void mt_set_rss(size_t rss)
+static void mtrace_set_rss(size_t rss)
 {
     pmtrace.maxrss = mt.maxrss = rss;
-    mt.rss_len = (unsigned)(mt_put_u(mt.rss_text, rss) - mt.rss_text);
+    mt.rss_len = (unsigned)(mtrace_put_u(mt.rss_text, rss) - mt.rss_text);
 }
 
 /* ---- the trace file ---- */
 
-static int mt_fd_ok(void);
-static void mt_warn(const char *what, const char *path, int err);
+static int mtrace_fd_ok(void);
+static void mtrace_warn(const char *what, const char *path, int err);
 
 /* Writes the committed part of the buffer.  A signal handler may run this
    between two records of the interrupted thread: `len` only ever covers
    complete records, and `flushed` says what is already out. */
-static void mt_flush(void)
+static void mtrace_flush(void)
 {
     int fd = mt.fd;
     if (fd >= 0 && mt.flushed < mt.len)
-        fd = mt_fd_ok() ? mt.fd : -1;
+        fd = mtrace_fd_ok() ? mt.fd : -1;
     while (fd >= 0 && mt.flushed < mt.len) {
         size_t from = mt.flushed;
-        long w = mt_write(fd, mt.buf + from, mt.len - from);
+        long w = mtrace_write(fd, mt.buf + from, mt.len - from);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            mt_warn("cannot write the trace file ", mt.path, w < 0 ? errno : ENOSPC);
+            mtrace_warn("cannot write the trace file ", mt.path, w < 0 ? errno : ENOSPC);
             pmtrace.fd = mt.fd = -1;
-            mt_close(fd);
+            mtrace_close(fd);
             break;
         }
         mt.flushed = from + (size_t)w;
@@ -336,20 +368,20 @@ static void mt_flush(void)
     mt.flushed = 0;
 }
 
-static MT_HOT void mt_commit(char *end)
+static MTRACE_HOT void mtrace_commit(char *end)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mt.len = (size_t)(end - mt.buf);
-    if (mt.len > MT_BUFSIZE / 2)
-        mt_flush();
+    if (mt.len > MTRACE_BUFSIZE / 2)
+        mtrace_flush();
 }
 
 /* FUNC and FILE must stay one token: blanks, control characters and '%'
    become %XX. */
-static char *mt_put_name(char *o, const char *s)
+static char *mtrace_put_name(char *o, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
-    const char *end = s + strnlen(s, MT_NAMEMAX);
+    const char *end = s + strnlen(s, MTRACE_NAMEMAX);
     for (; s < end; s++) {
         unsigned char c = (unsigned char)*s;
         if (c <= ' ' || c == '%' || c == 0x7f) {
@@ -363,24 +395,24 @@ static char *mt_put_name(char *o, const char *s)
 }
 
 /* "@ ID FUNC FILE LINE": written just before the first record using ID. */
-static void mt_put_site(struct mt_site *s)
+static void mtrace_put_site(struct mtrace_sitestat *s)
 {
     char *o = mt.buf + mt.len;
     s->id = ++mt.nids;
     *o++ = '@';
     *o++ = ' ';
-    o = mt_put_u(o, s->id);
+    o = mtrace_put_u(o, s->id);
     *o++ = ' ';
-    o = mt_put_name(o, s->func);
+    o = mtrace_put_name(o, s->func);
     *o++ = ' ';
-    o = mt_put_name(o, s->file);
+    o = mtrace_put_name(o, s->file);
     *o++ = ' ';
-    o = mt_put_u(o, (size_t)(s->line < 0 ? 0 : s->line));
+    o = mtrace_put_u(o, (size_t)(s->line < 0 ? 0 : s->line));
     *o++ = '\n';
-    mt_commit(o);
+    mtrace_commit(o);
 }
 
-static size_t mt_rss(void)
+static size_t mtrace_rss(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
@@ -389,73 +421,73 @@ static size_t mt_rss(void)
 }
 
 /* "OP ID RECNO TOTAL SITE MAXRSS" for the operation just accounted. */
-static MT_HOT void mt_put_op(int op, struct mt_site *s, size_t size)
+static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, size_t size)
 {
     char *o;
-    if ((mt.nr & (MT_RSS_EVERY - 1)) == 0 || size >= MT_RSS_BIG) {
-        size_t rss = mt_rss();
+    if ((mt.nr & (MTRACE_RSS_EVERY - 1)) == 0 || size >= MTRACE_RSS_BIG) {
+        size_t rss = mtrace_rss();
         if (rss > mt.maxrss)
-            mt_set_rss(rss);
+            mtrace_set_rss(rss);
     }
     if (mt.fd >= 0) {
         if (!s->id)
-            mt_put_site(s);
+            mtrace_put_site(s);
         o = mt.buf + mt.len;
         *o++ = (char)op;
         *o++ = ' ';
-        o = mt_put_u(o, s->id);
+        o = mtrace_put_u(o, s->id);
         *o++ = ' ';
         memcpy(o, mt.recno_text, sizeof mt.recno_text);     /* fixed size: */
         o += mt.recno_len;                                  /* no call */
         *o++ = ' ';
-        o = mt_put_u(o, mt.total);
+        o = mtrace_put_u(o, mt.total);
         *o++ = ' ';
-        o = mt_put_u(o, s->live);
+        o = mtrace_put_u(o, s->live);
         *o++ = ' ';
         memcpy(o, mt.rss_text, sizeof mt.rss_text);
         o += mt.rss_len;
         *o++ = '\n';
-        mt_commit(o);
-        mt_next_recno();
+        mtrace_commit(o);
+        mtrace_next_recno();
     }
     pmtrace.nr = ++mt.nr;
 }
 
 /* ---- sites ---- */
 
-static unsigned long mt_hash_str(unsigned long h, const char *s)
+static unsigned long mtrace_hash_str(unsigned long h, const char *s)
 {
     while (*s)
         h = (h ^ (unsigned char)*s++) * 0x100000001b3UL;
     return h;
 }
 
-static unsigned long mt_site_hash(const char *func, const char *file, int line)
+static unsigned long mtrace_site_hash(const char *func, const char *file, int line)
 {
-    return mt_hash_str(mt_hash_str(0xcbf29ce484222325UL ^ (unsigned long)line, func), file);
+    return mtrace_hash_str(mtrace_hash_str(0xcbf29ce484222325UL ^ (unsigned long)line, func), file);
 }
 
-static int mt_grow_sites(void)
+static int mtrace_grow_sites(void)
 {
     unsigned i, n = mt.maxsites ? mt.maxsites * 2 : 128;
     unsigned nhash = n * 2, mask = nhash - 1;
-    struct mt_site *sites = (struct mt_site *)mt_pages(n * sizeof *sites);
-    unsigned *hash = (unsigned *)mt_pages(nhash * sizeof *hash);
+    struct mtrace_sitestat *sites = (struct mtrace_sitestat *)mtrace_pages(n * sizeof *sites);
+    unsigned *hash = (unsigned *)mtrace_pages(nhash * sizeof *hash);
     if (!sites || !hash) {
-        mt_unpages(sites, n * sizeof *sites);
-        mt_unpages(hash, nhash * sizeof *hash);
+        mtrace_unpages(sites, n * sizeof *sites);
+        mtrace_unpages(hash, nhash * sizeof *hash);
         return 0;
     }
     if (mt.nsites)
         memcpy(sites, mt.sites, mt.nsites * sizeof *sites);
     for (i = 1; i < mt.nsites; i++) {
-        unsigned long h = mt_site_hash(sites[i].func, sites[i].file, sites[i].line);
+        unsigned long h = mtrace_site_hash(sites[i].func, sites[i].file, sites[i].line);
         while (hash[h & mask])
             h++;
         hash[h & mask] = i;
     }
-    mt_unpages(mt.sites, mt.maxsites * sizeof *mt.sites);
-    mt_unpages(mt.sitehash, mt.nsitehash * sizeof *mt.sitehash);
+    mtrace_unpages(mt.sites, mt.maxsites * sizeof *mt.sites);
+    mtrace_unpages(mt.sitehash, mt.nsitehash * sizeof *mt.sitehash);
     mt.sites = sites;
     mt.sitehash = hash;
     mt.maxsites = n;
@@ -465,76 +497,99 @@ static int mt_grow_sites(void)
     return 1;
 }
 
+/* A copy of a site's name in the tracer's own pages: the descriptor's
+   strings belong to the object that holds the call, and a plugin closed
+   with dlclose takes them away before the report.  NULL if out of memory. */
+static const char *mtrace_keep_name(const char *s)
+{
+    enum { CHUNK = 1 << 16 };
+    size_t n = strnlen(s, MTRACE_NAMEMAX) + 1;
+    char *copy;
+    if (!mt.names || (size_t)(mt.names_end - mt.names) < n) {
+        if (!(mt.names = (char *)mtrace_pages(CHUNK)))
+            return 0;
+        mt.names_end = mt.names + CHUNK;
+    }
+    copy = mt.names;
+    memcpy(copy, s, n - 1);
+    copy[n - 1] = 0;
+    mt.names += n;
+    return copy;
+}
+
 /* The index of a call site, given on its first call.  Descriptors of the
    same function, file and line (a static inline function in a header, seen
    from several files) share one index.  0 if the table cannot grow. */
-static unsigned mt_site_register(struct mtrace_site *d)
+static unsigned mtrace_site_register(struct mtrace_site *d)
 {
     unsigned long h;
     unsigned i, mask;
-    if (mt.nsites >= MT_MAXSITES || (mt.nsites + 1 >= mt.maxsites && !mt_grow_sites()))
+    if (mt.nsites >= MTRACE_MAXSITES || (mt.nsites + 1 >= mt.maxsites && !mtrace_grow_sites()))
         return 0;
     mask = mt.nsitehash - 1;
-    for (h = mt_site_hash(d->func, d->file, d->line); (i = mt.sitehash[h & mask]); h++) {
-        struct mt_site *s = &mt.sites[i];
+    for (h = mtrace_site_hash(d->func, d->file, d->line); (i = mt.sitehash[h & mask]); h++) {
+        struct mtrace_sitestat *s = &mt.sites[i];
         if (s->line == d->line && !strcmp(s->func, d->func) && !strcmp(s->file, d->file))
             return d->index = i;
     }
-    i = mt.nsites++;
-    mt.sitehash[h & mask] = i;
+    i = mt.nsites;
     memset(&mt.sites[i], 0, sizeof mt.sites[i]);
-    mt.sites[i].func = d->func;
-    mt.sites[i].file = d->file;
+    mt.sites[i].func = mtrace_keep_name(d->func);
+    mt.sites[i].file = mtrace_keep_name(d->file);
+    if (!mt.sites[i].func || !mt.sites[i].file)
+        return 0;
     mt.sites[i].line = d->line;
+    mt.sitehash[h & mask] = i;
+    mt.nsites++;
     return d->index = i;
 }
 
-static MT_HOT unsigned mt_site_index(struct mtrace_site *d)
+static MTRACE_HOT unsigned mtrace_site_index(struct mtrace_site *d)
 {
-    return d->index ? d->index : mt_site_register(d);
+    return d->index ? d->index : mtrace_site_register(d);
 }
 
 /* ---- blocks ---- */
 
-static MT_HOT unsigned mt_b_site(const struct mt_block *b)
+static MTRACE_HOT unsigned mtrace_b_site(const struct mtrace_block *b)
 {
-    return (unsigned)(b->word & MT_MAXSITES);
+    return (unsigned)(b->word & MTRACE_MAXSITES);
 }
 
-static MT_HOT size_t mt_b_size(const struct mt_block *b)      /* live ones */
+static MTRACE_HOT size_t mtrace_b_size(const struct mtrace_block *b)      /* live ones */
 {
-    return (size_t)(b->word >> (MT_SITE_BITS + 1));
+    return (size_t)(b->word >> (MTRACE_SITE_BITS + 1));
 }
 
-static MT_HOT unsigned mt_b_freed_by(const struct mt_block *b) /* tombstones */
+static MTRACE_HOT unsigned mtrace_b_freed_by(const struct mtrace_block *b) /* tombstones */
 {
-    return (unsigned)(b->word >> (MT_SITE_BITS + 1));
+    return (unsigned)(b->word >> (MTRACE_SITE_BITS + 1));
 }
 
-static MT_HOT int mt_freed(const struct mt_block *b)
+static MTRACE_HOT int mtrace_freed(const struct mtrace_block *b)
 {
-    return (b->word & MT_FREED) != 0;
+    return (b->word & MTRACE_FREED) != 0;
 }
 
-static MT_HOT size_t mt_slot(struct mt_table *t, uintptr_t addr)
+static MTRACE_HOT size_t mtrace_slot(struct mtrace_table *t, uintptr_t addr)
 {
     return (size_t)((((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ULL) >> 24) & (t->n - 1);
 }
 
 /* The entry for addr, or the empty slot where it would go. */
-static MT_HOT struct mt_block *mt_find(struct mt_table *t, uintptr_t addr)
+static MTRACE_HOT struct mtrace_block *mtrace_find(struct mtrace_table *t, uintptr_t addr)
 {
-    size_t i = mt_slot(t, addr);
+    size_t i = mtrace_slot(t, addr);
     while (t->slots[i].addr && t->slots[i].addr != addr)
         i = (i + 1) & (t->n - 1);
     return &t->slots[i];
 }
 
 /* Removes an entry, shifting back the ones that probed past it. */
-static void mt_erase(struct mt_table *t, struct mt_block *b)
+static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
 {
     size_t mask = t->n - 1, i = (size_t)(b - t->slots), j = i;
-    if (mt_freed(b))
+    if (mtrace_freed(b))
         t->nfreed--;
     else
         t->nlive--;
@@ -543,7 +598,7 @@ static void mt_erase(struct mt_table *t, struct mt_block *b)
         j = (j + 1) & mask;
         if (!t->slots[j].addr)
             break;
-        home = mt_slot(t, t->slots[j].addr);
+        home = mtrace_slot(t, t->slots[j].addr);
         if (((j - home) & mask) >= ((j - i) & mask)) {
             t->slots[i] = t->slots[j];
             i = j;
@@ -554,16 +609,16 @@ static void mt_erase(struct mt_table *t, struct mt_block *b)
 
 /* Grows the table (or rebuilds it without its tombstones when they
    outnumber live blocks: the oldest double frees then go unnoticed). */
-static int mt_grow_blocks(struct mt_table *t)
+static int mtrace_grow_blocks(struct mtrace_table *t)
 {
-    struct mt_block *old = t->slots;
+    struct mtrace_block *old = t->slots;
     size_t i, n = t->n, cap = n;
     int keep_freed = t->nfreed <= t->nlive;
     if (!n)
         cap = 256;
     else if (keep_freed || t->nlive * 2 > n)
         cap = n * 2;
-    t->slots = (struct mt_block *)mt_pages(cap * sizeof *t->slots);
+    t->slots = (struct mtrace_block *)mtrace_pages(cap * sizeof *t->slots);
     if (!t->slots) {
         t->slots = old;
         return 0;
@@ -571,28 +626,28 @@ static int mt_grow_blocks(struct mt_table *t)
     t->n = cap;
     t->nlive = t->nfreed = 0;
     for (i = 0; i < n; i++)
-        if (old[i].addr && (keep_freed || !mt_freed(&old[i]))) {
-            *mt_find(t, old[i].addr) = old[i];
-            if (mt_freed(&old[i]))
+        if (old[i].addr && (keep_freed || !mtrace_freed(&old[i]))) {
+            *mtrace_find(t, old[i].addr) = old[i];
+            if (mtrace_freed(&old[i]))
                 t->nfreed++;
             else
                 t->nlive++;
         }
-    mt_unpages(old, n * sizeof *old);
+    mtrace_unpages(old, n * sizeof *old);
     t->grow_at = cap / 4 * 3 - 1;
     return 1;
 }
 
-static MT_HOT int mt_make_room(struct mt_table *t)
+static MTRACE_HOT int mtrace_make_room(struct mtrace_table *t)
 {
-    return t->nlive + t->nfreed < t->grow_at || mt_grow_blocks(t);
+    return t->nlive + t->nfreed < t->grow_at || mtrace_grow_blocks(t);
 }
 
 /* ---- accounting (lock held) ---- */
 
-static MT_HOT void mt_count(int op, unsigned site, size_t size)
+static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
 {
-    struct mt_site *s = &mt.sites[site];
+    struct mtrace_sitestat *s = &mt.sites[site];
     if (op == '+' || op == '>') {
         s->allocs++;
         mt.total += size;
@@ -608,77 +663,84 @@ static MT_HOT void mt_count(int op, unsigned site, size_t size)
         s->live -= size;
     }
     pmtrace.total = mt.total;
-    mt_put_op(op, s, size);
+    mtrace_put_op(op, s, size);
 }
 
 /* A block the program now owns.  An entry already live at that address
    was freed behind our back (by code we do not see): close it first. */
-static MT_HOT void mt_add(struct mt_table *t, void *p, size_t size, unsigned site, int op)
+static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, unsigned site, int op)
 {
-    struct mt_block *b;
-    if (!site || (uint64_t)size >> (63 - MT_SITE_BITS) || !mt_make_room(t)) {
+    struct mtrace_block *b;
+    if (!site || (uint64_t)size >> (63 - MTRACE_SITE_BITS) || !mtrace_make_room(t)) {
         if (!mt.incomplete)
-            mt_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
+            mtrace_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
         mt.incomplete = 1;
         return;
     }
-    b = mt_find(t, (uintptr_t)p);
+    b = mtrace_find(t, (uintptr_t)p);
     if (!b->addr)
         t->nlive++;
-    else if (mt_freed(b))
+    else if (mtrace_freed(b))
         t->nfreed--, t->nlive++;    /* the tombstone's address came back */
     else
-        mt_count('-', mt_b_site(b), mt_b_size(b));
+        mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
     b->addr = (uintptr_t)p;
-    b->word = (uint64_t)size << (MT_SITE_BITS + 1) | site;
-    mt_count(op, site, size);
+    b->word = (uint64_t)size << (MTRACE_SITE_BITS + 1) | site;
+    mtrace_count(op, site, size);
 }
 
 /* The block is going away: writes '-' or '<' and leaves a tombstone. */
-static MT_HOT void mt_drop(struct mt_table *t, struct mt_block *b, struct mtrace_site *by, int op)
+static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, struct mtrace_site *by, int op)
 {
-    mt_count(op, mt_b_site(b), mt_b_size(b));
-    b->word = (uint64_t)mt_site_index(by) << (MT_SITE_BITS + 1) | MT_FREED | mt_b_site(b);
+    mtrace_count(op, mtrace_b_site(b), mtrace_b_size(b));
+    b->word = (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1) | MTRACE_FREED | mtrace_b_site(b);
     t->nlive--;
     t->nfreed++;
 }
 
-static MT_HOT int mt_live(struct mt_block *b)
+static MTRACE_HOT int mtrace_live(struct mtrace_block *b)
 {
-    return b->addr && !mt_freed(b);
+    return b->addr && !mtrace_freed(b);
 }
 
 /* ---- start and end ---- */
 
-static void mt_finish(void);
-#ifdef MT_INTERPOSE
-MT_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
-MT_LIBC(void, mtrace_sym_free, (void *), free);
+static void mtrace_finish(void);
+#ifdef MTRACE_INTERPOSE
+MTRACE_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
+MTRACE_LIBC(void, mtrace_sym_free, (void *), free);
 #else
-#define mtrace_sym_malloc mt_libc_malloc
-#define mtrace_sym_free mt_libc_free
+#define mtrace_sym_malloc mtrace_libc_malloc
+#define mtrace_sym_free mtrace_libc_free
 #endif
 
-static void mt_on_exit(int status, void *arg)
+/* The first of the exit handlers' turns (on_exit runs them in reverse):
+   keeps the status, and tells the destructors that this is exit(). */
+static void mtrace_on_exit(int status, void *arg)
 {
     (void)arg;
     mt.exit_status = status;
+    mt.exiting = 1;
+    if (mt.destructed && !mt.finish_queued) {
+        mt.finish_queued = 1;
+        mtrace_finish();
+    }
 }
 
 /* A fatal signal: get the completed records out, then die of the signal
    with its default action, so the exit status and core dump are the
    program's. */
-static void mt_on_signal(int sig)
+static void mtrace_on_signal(int sig)
 {
     struct sigaction dfl;
-    mt_flush();
+    mtrace_flush();
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, 0);
     raise(sig);
 }
 
-static void mt_catch_signals(void)
+static void mtrace_catch_signals(void)
 {
     static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
                                 SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ };
@@ -688,7 +750,7 @@ static void mt_catch_signals(void)
         if (sigaction(sigs[i], 0, &old) != 0 || old.sa_handler != SIG_DFL)
             continue;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = mt_on_signal;
+        sa.sa_handler = mtrace_on_signal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESTART;
         sigaction(sigs[i], &sa, 0);
@@ -696,13 +758,13 @@ static void mt_catch_signals(void)
 }
 
 /* The MPI rank from the launcher's environment, -1 outside MPI. */
-static long mt_mpi_rank(void)
+static long mtrace_mpi_rank(void)
 {
     static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                   "MV2_COMM_WORLD_RANK", "SLURM_PROCID" };
     unsigned i;
     for (i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = mt_getenv(vars[i]);
+        const char *v = mtrace_getenv(vars[i]);
         if (v && *v)
             return strtol(v, 0, 10);
     }
@@ -710,7 +772,7 @@ static long mt_mpi_rank(void)
 }
 
 /* Appends s to the path being built, within its bounds. */
-static char *mt_append(char *o, const char *s, size_t n)
+static char *mtrace_append(char *o, const char *s, size_t n)
 {
     char *end = mt.path + sizeof mt.path - 32;
     while (n-- > 0 && *s && o < end)
@@ -722,65 +784,65 @@ static char *mt_append(char *o, const char *s, size_t n)
    $VAR (as Massif's --massif-out-file), made absolute (the gnuplot lines
    must work from any directory), plus "-r" for MPI rank r > 0, plus
    ".PID" for a forked child whose name has no %p. */
-static void mt_set_path(void)
+static void mtrace_set_path(void)
 {
-    const char *name = mt_getenv("MTRACE"), *v, *close;
+    const char *name = mtrace_getenv("MTRACE"), *v, *close;
     char *o = mt.path, var[256];
     int has_pid = 0;
     mt.nofollow = !name || !*name;
     if (mt.nofollow)
         name = "mtrace";
-    if (name[0] != '/' && mt_getcwd(mt.path, sizeof mt.path - 64)) {
+    if (name[0] != '/' && mtrace_getcwd(mt.path, sizeof mt.path - 64)) {
         o += strlen(mt.path);
         if (o > mt.path + 1)
             *o++ = '/';
     }
     for (; *name; name++) {
         if (name[0] == '%' && name[1] == 'p') {
-            o = mt_put_u(o, (size_t)mt.pid);
+            o = mtrace_put_u(o, (size_t)mt.pid);
             has_pid = 1;
             name++;
         } else if (name[0] == '%' && name[1] == 'q' && name[2] == '{'
                    && (close = strchr(name, '}')) && close - name - 3 < (long)sizeof var) {
             memcpy(var, name + 3, (size_t)(close - name - 3));
             var[close - name - 3] = 0;
-            if ((v = mt_getenv(var)))
-                o = mt_append(o, v, strlen(v));
+            if ((v = mtrace_getenv(var)))
+                o = mtrace_append(o, v, strlen(v));
             name = close;
         } else
-            o = mt_append(o, name, 1);
+            o = mtrace_append(o, name, 1);
     }
     if (mt.rank > 0) {
         *o++ = '-';
-        o = mt_put_u(o, (size_t)mt.rank);
+        o = mtrace_put_u(o, (size_t)mt.rank);
     }
     if (mt.child && !has_pid) {
         *o++ = '.';
-        o = mt_put_u(o, (size_t)mt.pid);
+        o = mtrace_put_u(o, (size_t)mt.pid);
     }
     *o = 0;
 }
 
-static void mt_warn(const char *what, const char *path, int err)
+static void mtrace_warn(const char *what, const char *path, int err)
 {
-    mt_say("*** MTRACE: ");
-    mt_say(what);
-    mt_say(path);
-    mt_say(": ");
-    mt_say(strerror(err));
-    mt_say(": no trace, summary only\n");
+    mtrace_say("*** MTRACE: ");
+    mtrace_say(what);
+    mtrace_say(path);
+    mtrace_say(": ");
+    mtrace_say(strerror(err));
+    mtrace_say(": no trace, summary only\n");
     mt.trace_broken = 1;
 }
 
 /* Moves the descriptor out of the program's way (a high number, close on
    exec) and remembers which file it is, so that a program that closes
    all its descriptors or dup2()s over ours is noticed before a write. */
-static int mt_keep_fd(int fd)
+static int mtrace_keep_fd(int fd)
 {
     struct stat st;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
     if (high >= 0) {
-        mt_close(fd);
+        mtrace_close(fd);
         fd = high;
     }
     if (fstat(fd, &st) == 0) {
@@ -795,45 +857,45 @@ static int mt_keep_fd(int fd)
    under the same name finds the lock and writes NAME.PID instead of
    truncating our trace.  The default name is never followed through a
    symbolic link; a name the user gave is. */
-static void mt_open_trace(void)
+static void mtrace_open_trace(void)
 {
     int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mt.nofollow ? O_NOFOLLOW : 0);
     int fd, tries;
     struct stat st;
-    mt_set_path();
+    mtrace_set_path();
     pmtrace.fname = mt.path;
     for (tries = 0; tries < 2; tries++) {
         fd = open(mt.path, flags, 0666);
         if (fd < 0) {
-            mt_warn("cannot open the trace file ", mt.path, errno);
+            mtrace_warn("cannot open the trace file ", mt.path, errno);
             return;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
             break;
-        mt_close(fd);
+        mtrace_close(fd);
         fd = -1;
         if (!tries) {
             char *o = mt.path + strlen(mt.path);
             *o++ = '.';
-            *mt_put_u(o, (size_t)mt.pid) = 0;
+            *mtrace_put_u(o, (size_t)mt.pid) = 0;
         }
     }
     if (fd < 0) {
-        mt_warn("trace file in use: ", mt.path, EBUSY);
+        mtrace_warn("trace file in use: ", mt.path, EBUSY);
         return;
     }
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && mt_ftruncate(fd, 0) != 0) {
-        mt_warn("cannot truncate the trace file ", mt.path, errno);
-        mt_close(fd);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && mtrace_ftruncate(fd, 0) != 0) {
+        mtrace_warn("cannot truncate the trace file ", mt.path, errno);
+        mtrace_close(fd);
         return;
     }
-    pmtrace.fd = mt.fd = mt_keep_fd(fd);
+    pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
 }
 
 /* Before each write: is our descriptor still our file?  If the program
    closed it or put another file under its number, reopen ours in append
    mode; if the file itself is gone, stop tracing with one warning. */
-static int mt_fd_ok(void)
+static int mtrace_fd_ok(void)
 {
     struct stat st;
     int fd;
@@ -841,31 +903,31 @@ static int mt_fd_ok(void)
         return 1;
     fd = open(mt.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino) {
-        pmtrace.fd = mt.fd = mt_keep_fd(fd);
+        pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
         return 1;
     }
     if (fd >= 0)
-        mt_close(fd);
+        mtrace_close(fd);
     pmtrace.fd = mt.fd = -1;
-    mt_warn("lost the trace file ", mt.path, fd >= 0 ? ESTALE : errno);
+    mtrace_warn("lost the trace file ", mt.path, fd >= 0 ? ESTALE : errno);
     return 0;
 }
 
 /* fork: the child must not write the parent's buffered records.  It
-   traces what it does itself, from zero: its own file (see mt_set_path),
+   traces what it does itself, from zero: its own file (see mtrace_set_path),
    its own totals and leaks; the blocks it inherited are not its own
    (freeing them is silent, they are never its leaks). */
-static void mt_fork_prepare(void) { mt_lock(); }
-static void mt_fork_parent(void)
+static void mtrace_fork_prepare(void) { mtrace_lock(); }
+static void mtrace_fork_parent(void)
 {
     mt.forked = 1;
-    mt_unlock();
+    mtrace_unlock();
 }
-static void mt_fork_child(void)
+static void mtrace_fork_child(void)
 {
     unsigned i;
     mt.len = mt.flushed = 0;
-    mt.pid = mt_getpid();
+    mt.pid = mtrace_getpid();
     mt.child = 1;
     mt.forked = 0;
     memset(mt.heap.slots, 0, mt.heap.n * sizeof *mt.heap.slots);
@@ -884,102 +946,179 @@ static void mt_fork_child(void)
     mt.recno_len = 1;
     mt.maxoverhead = mt.overhead;
     if (mt.fd >= 0) {
-        mt_close(mt.fd);
+        mtrace_close(mt.fd);
         pmtrace.fd = mt.fd = -1;
-        mt_open_trace();
+        mtrace_open_trace();
     }
-    mt_publish();
+    mtrace_publish();
     /* Released by hand: the child has one thread, and if glibc already says
-       so, mt_unlock would leave the word taken for its first thread. */
+       so, mtrace_unlock would leave the word taken for its first thread. */
     __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
 }
+
+/* The level of the process: the lowest N among the files compiled with
+   -DMTRACE=N, each of which defines the weak symbol mtrace_level_N (see
+   mtrace.h).  Weak references see every object present at start (the
+   program and its libraries; for libmtrace loaded by dlopen, the plugin
+   that brought it); 0 if none is traced. */
+extern const char mtrace_level_1 __attribute__((weak));
+extern const char mtrace_level_2 __attribute__((weak));
+extern const char mtrace_level_3 __attribute__((weak));
+static int mtrace_program_level(void)
+{
+    int one = &mtrace_level_1 != 0, two = &mtrace_level_2 != 0, three = &mtrace_level_3 != 0;
+    if (one + two + three > 1)
+        mtrace_say(one && three ? "*** MTRACE: warning: files compiled with -DMTRACE=1 and -DMTRACE=3: the process runs at level 1\n"
+                   : one ? "*** MTRACE: warning: files compiled with -DMTRACE=1 and -DMTRACE=2: the process runs at level 1\n"
+                   : "*** MTRACE: warning: files compiled with -DMTRACE=2 and -DMTRACE=3: the process runs at level 2\n");
+    return one ? 1 : two ? 2 : three ? 3 : 0;
+}
+
+#ifdef MTRACE_INTERPOSE
+/* Whose malloc does the program call?  A size no C library can allocate,
+   which our interposer answers with its state's address: ours (the
+   normal case), NULL (a static binary, where the C library's own malloc
+   wins: a freed address may then come back from an allocation we do not
+   see, and a tombstone proves nothing), or another copy of the runtime
+   (a build we could not merge into one: say so, its figures are apart). */
+#define MTRACE_WHO_ASKS ((size_t)-1 - 4095)
+static void mtrace_probe_interposer(void)
+{
+    void *(*volatile probe)(size_t) = mtrace_sym_malloc;   /* not folded away */
+    int saved = errno;
+    void *who = probe(MTRACE_WHO_ASKS);
+    errno = saved;
+    if (who == (void *)&mt)
+        mt.interposed = 1;
+    else if (who)
+        mtrace_say("*** MTRACE: warning: a second copy of the mtrace runtime runs in this process: "
+                   "its blocks and figures are apart (build every traced object with libmtrace, see doc/design.md)\n");
+}
+#else
+#define mtrace_probe_interposer() ((void)0)
+#endif
+
+#if defined(__GLIBC__) && !defined(MTRACE_RUNTIME)
+/* One-line use: the copy of the runtime that started registered handlers
+   (exit, fork, signals) that point into its own object.  If that object
+   is a plugin, dlclose must not unmap it: pin it (libmtrace.so is linked
+   with -z nodelete for the same reason).  Weak: no libdl needed, and a
+   static binary links no dlopen. */
+struct mtrace_dl_info { const char *fname; void *fbase; const char *sname; void *saddr; };
+extern int mtrace_dladdr(const void *, struct mtrace_dl_info *) MTRACE_SYM_(dladdr) __attribute__((weak));
+extern void *mtrace_dlopen(const char *, int) MTRACE_SYM_(dlopen) __attribute__((weak));
+static void mtrace_pin_self(void)
+{
+    struct mtrace_dl_info info;
+    if (mtrace_dladdr && mtrace_dlopen && mtrace_dladdr((const void *)&mtrace_state_, &info) && info.fname)
+        mtrace_dlopen(info.fname, 0x0001 | 0x0004 | 0x1000);   /* RTLD_LAZY|NOLOAD|NODELETE */
+}
+#else
+#define mtrace_pin_self() ((void)0)
+#endif
 
 /* Runs once, from the first traced call or from the constructor, whichever
    comes first.  on_exit and pthread_atfork allocate: they reach only the
    interposers, which do nothing until the state is READY. */
-static void mt_init(void)
+static void mtrace_init(void)
 {
-    int expect = MT_OFF;
-    int probe;
-    void *(*volatile probe_malloc)(size_t);
-    void (*volatile probe_free)(void *);
-    if (!__atomic_compare_exchange_n(&mt.state, &expect, MT_STARTING, 0,
+    int expect = MTRACE_OFF;
+    if (!__atomic_compare_exchange_n(&mt.state, &expect, MTRACE_STARTING, 0,
                                      __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_STARTING)
-            mt_sched_yield();
+        while (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_STARTING)
+            mtrace_sched_yield();
         return;
     }
-    mt.pid = mt_getpid();
-    mt.keep_going = mt_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mt_getenv("MTRACE_DOUBLE_FREE"), "continue");
-    mt.rank = mt_mpi_rank();
-    if (MTRACE_LEVEL == 1)
-        mt_open_trace();
+    pmtrace.fd = mt.fd = -1;
+    mt.owner = mtrace_init;
+    mt.level = mtrace_program_level();
+    if (!mt.level) {            /* libmtrace in a program with no traced file */
+        __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
+        return;
+    }
+    mt.pid = mtrace_getpid();
+    mt.keep_going = mtrace_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mtrace_getenv("MTRACE_DOUBLE_FREE"), "continue");
+    mt.rank = mtrace_mpi_rank();
+    if (mt.level == 1)
+        mtrace_open_trace();
     if (mt.fd >= 0)
         mt.overhead += sizeof mt.buf;
-    mt_set_rss(mt.startrss = mt_rss());
+    mtrace_set_rss(mt.startrss = mtrace_rss());
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
-    on_exit(mt_on_exit, 0);
-    mt_atfork(mt_fork_prepare, mt_fork_parent, mt_fork_child);
+    mtrace_pin_self();
+    on_exit(mtrace_on_exit, 0);
+    mtrace_atfork(mtrace_fork_prepare, mtrace_fork_parent, mtrace_fork_child);
     if (mt.fd >= 0)
-        mt_catch_signals();
-    mt_grow_sites();
-    mt_make_room(&mt.heap);
-    /* Are our malloc and free the program's?  Not in a static binary,
-       where the C library's own win; then a freed address may come back
-       from an allocation we do not see, and a tombstone proves nothing. */
-    probe = mt.interposed;
-    mt.interposed = 0;
-    probe_malloc = mtrace_sym_malloc;   /* through volatile pointers: the */
-    probe_free = mtrace_sym_free;       /* compiler would drop the pair */
-    probe_free(probe_malloc(1));
-    mt.interposed = mt.interposed || probe;
-    mt_publish();
-    __atomic_store_n(&mt.state, MT_READY, __ATOMIC_RELEASE);
+        mtrace_catch_signals();
+    mtrace_grow_sites();
+    mtrace_make_room(&mt.heap);
+    mtrace_probe_interposer();
+    mtrace_publish();
+    __atomic_store_n(&mt.state, MTRACE_READY, __ATOMIC_RELEASE);
 }
 
-static int mt_ready_slow(void)
+static int mtrace_ready_slow(void)
 {
     int s = __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE);
-    if (s == MT_OFF || s == MT_STARTING) {
-        mt_init();
+    if (s == MTRACE_OFF || s == MTRACE_STARTING) {
+        mtrace_init();
         s = __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE);
     }
-    return s == MT_READY;
+    return s == MTRACE_READY;
 }
 
-static MT_HOT int mt_ready(void)
+static MTRACE_HOT int mtrace_ready(void)
 {
-    return __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY || mt_ready_slow();
+    return __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY || mtrace_ready_slow();
 }
 
-__attribute__((constructor(101))) static void mt_constructor(void)
+__attribute__((constructor(101))) static void mtrace_constructor(void)
 {
-    mt_ready();
+    mtrace_ready();
 }
 
-__attribute__((destructor(101))) static void mt_destructor(void)
+/* The report waits for every destructor of the program and of the
+   libraries it loaded (a library may free its cache in its own).  Exit
+   handlers and destructors interleave by registration: glibc registers
+   the destructors' runner (_dl_fini) when the program starts, after the
+   constructors of its libraries.  If our on_exit came first (libmtrace
+   loaded with the program), it runs after every destructor: it reports.
+   If it came later (the runtime started in the program or in a plugin),
+   the destructor below sees the exit under way and queues the report as
+   a new exit handler, which glibc runs after the destructors, just before
+   it flushes stdio and ends the process.  Only the copy that started
+   acts: another one-line copy may go away with its plugin. */
+__attribute__((destructor(101))) static void mtrace_destructor(void)
 {
-    mt_finish();
+    if (mt.owner != mtrace_init || mt.finish_queued)
+        return;
+    if (!mt.exiting) {
+        mt.destructed = 1;      /* on_exit comes later and reports */
+        return;
+    }
+    mt.finish_queued = 1;
+    if (atexit(mtrace_finish) != 0)
+        mtrace_finish();
 }
 
 /* ---- reports ---- */
 
 /* Takes the lock if tracing is on; 0 (and no lock) otherwise. */
-static MT_HOT int mt_lock_ready(void)
+static MTRACE_HOT int mtrace_lock_ready(void)
 {
-    if (!mt_ready())
+    if (!mtrace_ready())
         return 0;
-    mt_lock();
-    if (mt.state == MT_READY)
+    mtrace_lock();
+    if (mt.state == MTRACE_READY)
         return 1;
-    mt_unlock();
+    mtrace_unlock();
     return 0;
 }
 
-static char *mt_place(char *o, char *end, unsigned site, const char *what)
+static char *mtrace_place(char *o, char *end, unsigned site, const char *what)
 {
-    struct mt_site *s = &mt.sites[site];
+    struct mtrace_sitestat *s = &mt.sites[site];
     if (!site)
         return o + snprintf(o, (size_t)(end - o), "<unknown>:0: note: %s\n", what);
     return o + snprintf(o, (size_t)(end - o), "%s:%d: note: %s (in %s)\n",
@@ -988,47 +1127,47 @@ static char *mt_place(char *o, char *end, unsigned site, const char *what)
 
 /* A second free (or realloc) of a traced block.  Called with the lock held;
    releases it.  Aborts, unless told to continue (MTRACE_DOUBLE_FREE). */
-static void mt_double_free(struct mt_block *b, struct mtrace_site *by, const char *what)
+static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, const char *what)
 {
-    char msg[3 * MT_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
-    unsigned bad = mt_site_index(by);
-    struct mt_site *s = &mt.sites[bad];
+    char msg[3 * MTRACE_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
+    unsigned bad = mtrace_site_index(by);
+    struct mtrace_sitestat *s = &mt.sites[bad];
     o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s of a block already freed (in %s)\n",
                   bad ? s->file : "<unknown>", bad ? s->line : 0, what, bad ? s->func : "?");
     if (o < end)
-        o = mt_place(o, end, mt_b_site(b), "the block was allocated here");
+        o = mtrace_place(o, end, mtrace_b_site(b), "the block was allocated here");
     if (o < end)
-        o = mt_place(o, end, mt_b_freed_by(b), "and first freed here");
+        o = mtrace_place(o, end, mtrace_b_freed_by(b), "and first freed here");
     if (o > end)
         o = end;
     mt.double_frees++;
-    mt_flush();
-    mt_unlock();
-    mt_write_all(2, msg, (size_t)(o - msg));
+    mtrace_flush();
+    mtrace_unlock();
+    mtrace_write_all(2, msg, (size_t)(o - msg));
     if (!mt.keep_going)
         abort();
 }
 
-static int mt_by_peak(const void *a, const void *b)
+static int mtrace_by_peak(const void *a, const void *b)
 {
-    const struct mt_site *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
     if (x->peak != y->peak)
         return x->peak < y->peak ? 1 : -1;
     return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
 }
 
-static int mt_by_live(const void *a, const void *b)
+static int mtrace_by_live(const void *a, const void *b)
 {
-    const struct mt_site *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
     if (x->live != y->live)
         return x->live < y->live ? 1 : -1;
     return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
 }
 
 /* The indices of the sites that allocated, sorted by `cmp`, in pages of their own (freed by caller). */
-static unsigned *mt_sorted_sites(int (*cmp)(const void *, const void *))
+static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *))
 {
-    unsigned i, *order = (unsigned *)mt_pages(mt.maxsites * sizeof *order);
+    unsigned i, *order = (unsigned *)mtrace_pages(mt.maxsites * sizeof *order);
     if (!order)
         return 0;
     mt.nsorted = 0;
@@ -1040,9 +1179,9 @@ static unsigned *mt_sorted_sites(int (*cmp)(const void *, const void *))
 }
 
 /* A gnuplot string: double quotes, with \\ and \" escaped. */
-static char *mt_put_quoted(char *o, const char *s)
+static char *mtrace_put_quoted(char *o, const char *s)
 {
-    const char *end = s + strnlen(s, MT_NAMEMAX);
+    const char *end = s + strnlen(s, MTRACE_NAMEMAX);
     *o++ = '"';
     for (; s < end; s++) {
         if (*s == '"' || *s == '\\')
@@ -1057,35 +1196,35 @@ static char *mt_put_quoted(char *o, const char *s)
    and one curve per site that reached 1% of the peak.  A site's curve is
    drawn from a variable updated on that site's records, so it stays flat
    between them. */
-static void mt_put_gnuplot(void)
+static void mtrace_put_gnuplot(void)
 {
     enum { CURVES = 12 };
     char *o = mt.buf + mt.len;
-    unsigned i, n = 0, *order = mt_sorted_sites(mt_by_peak);
+    unsigned i, n = 0, *order = mtrace_sorted_sites(mtrace_by_peak);
     o += sprintf(o, "set title ");
-    o = mt_put_quoted(o, mt.path);
+    o = mtrace_put_quoted(o, mt.path);
     o += sprintf(o, " noenhanced; set xlabel \"trace record\"; set ylabel \"memory\"; "
                     "set format y \"%%.1b %%BB\"; set key left top noenhanced; set grid");
     for (i = 0; order && i < mt.nsorted && i < CURVES; i++)
         o += sprintf(o, "; mt%u=0", mt.sites[order[i]].id);
     o += sprintf(o, "\nplot ");
-    o = mt_put_quoted(o, mt.path);
+    o = mtrace_put_quoted(o, mt.path);
     o += sprintf(o, " u 3:($6-%lu) w steps t \"max RSS - start RSS\", \"\" u 3:4 w steps lw 2 t \"total\"",
                  (unsigned long)mt.startrss);
     for (i = 0; order && i < mt.nsorted && n < CURVES; i++) {
-        struct mt_site *s = &mt.sites[order[i]];
-        char title[2 * MT_NAMEMAX + 64];
+        struct mtrace_sitestat *s = &mt.sites[order[i]];
+        char title[2 * MTRACE_NAMEMAX + 64];
         if (!s->id || s->peak == 0 || s->peak * 100 < mt.max)
             break;
         snprintf(title, sizeof title, "%.1000s (%.1000s:%d)", s->func, s->file, s->line);
         o += sprintf(o, ", \"\" u 3:(strcol(1) ne \"@\" && $2==%u ? (mt%u=$5) : mt%u) w steps t ",
                      s->id, s->id, s->id);
-        o = mt_put_quoted(o, title);
+        o = mtrace_put_quoted(o, title);
         n++;
     }
     *o++ = '\n';
-    mt_unpages(order, mt.maxsites * sizeof *order);
-    mt_commit(o);
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    mtrace_commit(o);
 }
 
 /* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
@@ -1093,10 +1232,10 @@ static void mt_put_gnuplot(void)
    there are several processes (MPI ranks, fork) each line says whose it
    is: a prefix on summary lines, a suffix on the leak errors, which keep
    the "file:line: error:" form that editors and CI read. */
-static int mt_report(void)
+static int mtrace_report(void)
 {
-    size_t cap = 8192 + (size_t)MT_ROWS * (2 * MT_NAMEMAX + 64), leaks = 0;
-    char *out = (char *)mt_pages(cap), *o, *end;
+    size_t cap = 8192 + (size_t)MTRACE_ROWS * (2 * MTRACE_NAMEMAX + 64), leaks = 0;
+    char *out = (char *)mtrace_pages(cap), *o, *end;
     char who[64] = "", tag[64] = "";
     unsigned i, *order;
     if (!out)
@@ -1110,49 +1249,49 @@ static int mt_report(void)
         snprintf(who, sizeof who, "[pid %d] ", mt.pid);
         snprintf(tag, sizeof tag, " (pid %d)", mt.pid);
     }
-#define MT_OUT(...) (o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
-    if (MTRACE_LEVEL <= 2) {
-        MT_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)mt.maxrss);
-        MT_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
+#define MTRACE_OUT(...) (o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
+    if (mt.level <= 2) {
+        MTRACE_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)mt.maxrss);
+        MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
                who, (unsigned long)mt.max,
                mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
-        order = mt_sorted_sites(mt_by_peak);
+        order = mtrace_sorted_sites(mtrace_by_peak);
         if (order && mt.nsorted) {
-            MT_OUT("%s max bytes                function   file\n", who);
-            for (i = 0; i < mt.nsorted && i < MT_ROWS; i++) {
-                struct mt_site *s = &mt.sites[order[i]];
-                MT_OUT("%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)s->peak,
-                       MT_NAMEMAX, s->func, MT_NAMEMAX, s->file, s->line);
+            MTRACE_OUT("%s max bytes                function   file\n", who);
+            for (i = 0; i < mt.nsorted && i < MTRACE_ROWS; i++) {
+                struct mtrace_sitestat *s = &mt.sites[order[i]];
+                MTRACE_OUT("%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)s->peak,
+                       MTRACE_NAMEMAX, s->func, MTRACE_NAMEMAX, s->file, s->line);
             }
-            if (mt.nsorted > MT_ROWS)
-                MT_OUT("%s       ...   (%u more sites)\n", who, mt.nsorted - MT_ROWS);
+            if (mt.nsorted > MTRACE_ROWS)
+                MTRACE_OUT("%s       ...   (%u more sites)\n", who, mt.nsorted - MTRACE_ROWS);
         }
-        mt_unpages(order, mt.maxsites * sizeof *order);
+        mtrace_unpages(order, mt.maxsites * sizeof *order);
         if (mt.incomplete)
-            MT_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
-        if (MTRACE_LEVEL == 1 && !mt.trace_broken)
-            MT_OUT("%s*** MTRACE: To get a graph use: tail -n 2 %s | gnuplot -persist\n", who, mt.path);
+            MTRACE_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
+        if (mt.level == 1 && !mt.trace_broken)
+            MTRACE_OUT("%s*** MTRACE: To get a graph use: tail -n 2 %s | gnuplot -persist\n", who, mt.path);
     }
-    order = mt_sorted_sites(mt_by_live);
+    order = mtrace_sorted_sites(mtrace_by_live);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
-        struct mt_site *s = &mt.sites[order[i]];
-        if (o + 2 * MT_NAMEMAX + 128 >= end) {      /* flush a long leak list */
-            mt_write_all(2, out, (size_t)(o - out));
+        struct mtrace_sitestat *s = &mt.sites[order[i]];
+        if (o + 2 * MTRACE_NAMEMAX + 128 >= end) {      /* flush a long leak list */
+            mtrace_write_all(2, out, (size_t)(o - out));
             o = out;
         }
-        MT_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MT_NAMEMAX, s->file, s->line,
+        MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
                (unsigned long)s->live, tag);
         leaks++;
     }
-    mt_unpages(order, mt.maxsites * sizeof *order);
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
     if (mt.double_frees)
-        MT_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
+        MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
-    else if (!leaks && MTRACE_LEVEL <= 2)
-        MT_OUT("%s*** MTRACE: No memory leaks\n", who);
-#undef MT_OUT
-    mt_write_all(2, out, (size_t)(o - out));
-    mt_unpages(out, cap);
+    else if (!leaks && mt.level <= 2)
+        MTRACE_OUT("%s*** MTRACE: No memory leaks\n", who);
+#undef MTRACE_OUT
+    mtrace_write_all(2, out, (size_t)(o - out));
+    mtrace_unpages(out, cap);
     return leaks || mt.double_frees;
 }
 
@@ -1160,33 +1299,33 @@ static int mt_report(void)
    highest priority number, so it runs last): tail, report, exit status.
    Leaks turn a 0 status into 1 with _exit, after flushing stdio ourselves:
    calling exit() again from here would be undefined. */
-static void mt_finish(void)
+static void mtrace_finish(void)
 {
     size_t rss;
     int bad;
-    if (!mt_lock_ready())
+    if (!mtrace_lock_ready())
         return;
-    if (mt_getpid() != mt.pid) {
-        mt_unlock();
+    if (mtrace_getpid() != mt.pid) {
+        mtrace_unlock();
         return;
     }
-    __atomic_store_n(&mt.state, MT_DONE, __ATOMIC_RELEASE);
-    rss = mt_rss();
+    __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
+    rss = mtrace_rss();
     if (rss > mt.maxrss)
-        mt_set_rss(rss);
+        mtrace_set_rss(rss);
     if (mt.fd >= 0) {
-        mt_flush();
-        mt_put_gnuplot();
-        mt_flush();
+        mtrace_flush();
+        mtrace_put_gnuplot();
+        mtrace_flush();
         if (mt.fd >= 0)
-            mt_close(mt.fd);
+            mtrace_close(mt.fd);
         pmtrace.fd = mt.fd = -1;
     }
-    mt_unlock();
-    bad = mt_report();
+    mtrace_unlock();
+    bad = mtrace_report();
     if (bad && mt.exit_status == 0) {
         fflush(0);
-        mt_exit_now(1);
+        mtrace_exit_now(1);
     }
 }
 
@@ -1198,7 +1337,7 @@ static void mt_finish(void)
    a key, so that a site announced for a call that never reached us
    (mem->free(p) with the program's own free) is not taken by the next
    call through a pointer. */
-static MT_HOT struct mtrace_site *mt_pop(struct mtrace_pending *q, unsigned j)
+static MTRACE_HOT struct mtrace_site *mtrace_pop(struct mtrace_pending *q, unsigned j)
 {
     struct mtrace_site *s = q->site[j];
     q->site[j] = 0;
@@ -1206,28 +1345,28 @@ static MT_HOT struct mtrace_site *mt_pop(struct mtrace_pending *q, unsigned j)
     return q->caller ? q->caller : s;
 }
 
-static MT_HOT struct mtrace_site *mt_take(uintptr_t key)
+static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
 {
     struct mtrace_pending *q = &mtrace_pending;
     unsigned i, t = q->top & 3;
     if (q->key[t] == key && q->site[t])     /* the usual case: the last one */
-        return mt_pop(q, t);
+        return mtrace_pop(q, t);
     for (i = 1; i < 4; i++)
         if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == key)
-            return mt_pop(q, (t - i) & 3);
+            return mtrace_pop(q, (t - i) & 3);
     /* The compiler turns realloc(NULL, n) into malloc(n): the key was the
        null pointer, the callee sees n. */
     for (i = 0; i < 4; i++)
         if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == 0)
-            return mt_pop(q, (t - i) & 3);
-    return q->caller ? q->caller : &mt_unknown_site;
+            return mtrace_pop(q, (t - i) & 3);
+    return q->caller ? q->caller : &mtrace_unknown_site;
 }
 
-static MT_HOT void *mt_traced(void *p, size_t size, struct mtrace_site *d, int op)
+static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *d, int op)
 {
-    if (p && mt_lock_ready()) {
-        mt_add(&mt.heap, p, size, mt_site_index(d), op);
-        mt_unlock();
+    if (p && mtrace_lock_ready()) {
+        mtrace_add(&mt.heap, p, size, mtrace_site_index(d), op);
+        mtrace_unlock();
     }
     return p;
 }
@@ -1237,137 +1376,137 @@ static MT_HOT void *mt_traced(void *p, size_t size, struct mtrace_site *d, int o
    symbols back, and the address it frees cannot reach another thread's
    record before our tombstone does.  `d` is 0 for code without mtrace:
    the block keeps its site. */
-static void *mt_move(struct mt_block *b, void *p, size_t n, struct mtrace_site *d)
+static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrace_site *d)
 {
-    unsigned site = d ? mt_site_index(d) : mt_b_site(b);
-    void *q = mt_libc_realloc(p, n);
+    unsigned site = d ? mtrace_site_index(d) : mtrace_b_site(b);
+    void *q = mtrace_libc_realloc(p, n);
     if (q || n == 0) {
-        mt_drop(&mt.heap, b, d ? d : &mt_untraced_site, '<');
+        mtrace_drop(&mt.heap, b, d ? d : &mtrace_untraced_site, '<');
         if (q)
-            mt_add(&mt.heap, q, n, site, '>');
+            mtrace_add(&mt.heap, q, n, site, '>');
     }
-    mt_unlock();
+    mtrace_unlock();
     return q;
 }
 
 /* realloc and reallocarray from traced code.  `first` is the record of a
    block that did not exist before: '>' for realloc(NULL, n). */
-static void *mt_resize(void *p, size_t n, struct mtrace_site *d, int first)
+static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, int first)
 {
-    struct mt_block *b;
-    if (p && mt_lock_ready()) {
-        b = mt_find(&mt.heap, (uintptr_t)p);
-        if (mt_live(b))
-            return mt_move(b, p, n, d);
+    struct mtrace_block *b;
+    if (p && mtrace_lock_ready()) {
+        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        if (mtrace_live(b))
+            return mtrace_move(b, p, n, d);
         if (b->addr && mt.interposed) {
-            mt_double_free(b, d, "realloc");    /* continuing: the call does nothing */
+            mtrace_double_free(b, d, "realloc");    /* continuing: the call does nothing */
             return 0;
         }
-        mt_unlock();
+        mtrace_unlock();
     }
-    return mt_traced(mt_libc_realloc(p, n), n, d, first);
+    return mtrace_traced(mtrace_libc_realloc(p, n), n, d, first);
 }
 
 MTRACE_API void *mtrace_malloc(size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)n);
-    return mt_traced(mt_libc_malloc(n), n, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    return mtrace_traced(mtrace_libc_malloc(n), n, d, '+');
 }
 
 MTRACE_API void *mtrace_calloc(size_t n, size_t size)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)n);
-    return mt_traced(mt_libc_calloc(n, size), n * size, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    return mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, '+');
 }
 
 MTRACE_API void *mtrace_realloc(void *p, size_t n)
 {
-    return mt_resize(p, n, mt_take((uintptr_t)p), '>');
+    return mtrace_resize(p, n, mtrace_take((uintptr_t)p), '>');
 }
 
 MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)p);
+    struct mtrace_site *d = mtrace_take((uintptr_t)p);
     if (size && n > (size_t)-1 / size)
-        return mt_libc_reallocarray(p, n, size);    /* NULL, ENOMEM */
-    return mt_resize(p, n * size, d, '+');
+        return mtrace_libc_reallocarray(p, n, size);    /* NULL, ENOMEM */
+    return mtrace_resize(p, n * size, d, '+');
 }
 
 /* A block given back at `by`: closes it and says 1 (hand it to its
    allocator), or reports a double free of a tombstone when tombstones can
    be trusted, and says 0 (the call does nothing).  Unknown: 1. */
-static MT_HOT int mt_release(struct mt_table *t, void *p, struct mtrace_site *by, int trust)
+static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust)
 {
-    struct mt_block *b;
-    if (!p || !mt_lock_ready())
+    struct mtrace_block *b;
+    if (!p || !mtrace_lock_ready())
         return 1;
-    b = t->slots ? mt_find(t, (uintptr_t)p) : 0;
-    if (b && mt_live(b))
-        mt_drop(t, b, by, '-');
+    b = t->slots ? mtrace_find(t, (uintptr_t)p) : 0;
+    if (b && mtrace_live(b))
+        mtrace_drop(t, b, by, '-');
     else if (b && b->addr && trust) {
-        mt_double_free(b, by, "free");
+        mtrace_double_free(b, by, "free");
         return 0;
     }
-    mt_unlock();
+    mtrace_unlock();
     return 1;
 }
 
 MTRACE_API void mtrace_free(void *p)
 {
-    if (mt_release(&mt.heap, p, mt_take((uintptr_t)p), mt.interposed))
-        mt_libc_free(p);
+    if (mtrace_release(&mt.heap, p, mtrace_take((uintptr_t)p), mt.interposed))
+        mtrace_libc_free(p);
 }
 
 MTRACE_API char *mtrace_strdup(const char *s)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)s);
-    char *p = mt_libc_strdup(s);
-    return (char *)mt_traced(p, p ? strlen(p) + 1 : 0, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)s);
+    char *p = mtrace_libc_strdup(s);
+    return (char *)mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+');
 }
 
 MTRACE_API char *mtrace_strndup(const char *s, size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)s);
-    char *p = mt_libc_strndup(s, n);
-    return (char *)mt_traced(p, p ? strlen(p) + 1 : 0, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)s);
+    char *p = mtrace_libc_strndup(s, n);
+    return (char *)mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+');
 }
 
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)align);
-    return mt_traced(mt_libc_aligned_alloc(align, n), n, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)align);
+    return mtrace_traced(mtrace_libc_aligned_alloc(align, n), n, d, '+');
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)pp);
-    int err = mt_libc_posix_memalign(pp, align, n);
+    struct mtrace_site *d = mtrace_take((uintptr_t)pp);
+    int err = mtrace_libc_posix_memalign(pp, align, n);
     if (err == 0)
-        mt_traced(*pp, n, d, '+');
+        mtrace_traced(*pp, n, d, '+');
     return err;
 }
 
 MTRACE_API void *mtrace_valloc(size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)n);
-    return mt_traced(mt_libc_valloc(n), n, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    return mtrace_traced(mtrace_libc_valloc(n), n, d, '+');
 }
 
 #ifdef __GLIBC__
 MTRACE_API void *mtrace_memalign(size_t align, size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)align);
-    return mt_traced(mt_libc_memalign(align, n), n, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)align);
+    return mtrace_traced(mtrace_libc_memalign(align, n), n, d, '+');
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
 {
-    struct mtrace_site *d = mt_take((uintptr_t)n);
-    return mt_traced(mt_libc_pvalloc(n), n, d, '+');
+    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    return mtrace_traced(mtrace_libc_pvalloc(n), n, d, '+');
 }
 #endif
 
-#ifdef MT_INTERPOSE
+#ifdef MTRACE_INTERPOSE
 /* ---- interposers: the program's own malloc, calloc, realloc and free ----
 
    Code compiled without mtrace (the C library itself, other libraries)
@@ -1376,54 +1515,56 @@ MTRACE_API void *mtrace_pvalloc(size_t n)
    allocated) is closed or moved, and an address handed out there erases
    the tombstone it may have left, so that freeing it later is not taken
    for a double free.  A static binary gets the C library's own functions
-   instead; see mt_init. */
+   instead; see mtrace_init. */
 
 /* An address the C library just handed to code we do not see. */
-static void *mt_forget(void *p)
+static void *mtrace_forget(void *p)
 {
-    struct mt_block *b;
+    struct mtrace_block *b;
     if (!__atomic_load_n(&mt.interposed, __ATOMIC_RELAXED))
         __atomic_store_n(&mt.interposed, 1, __ATOMIC_RELAXED);
-    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
-        b = mt_find(&mt.heap, (uintptr_t)p);
-        if (mt_live(b))
-            mt_count('-', mt_b_site(b), mt_b_size(b));
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
+        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        if (mtrace_live(b))
+            mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
         if (b->addr)
-            mt_erase(&mt.heap, b);
-        mt_unlock();
+            mtrace_erase(&mt.heap, b);
+        mtrace_unlock();
     }
     return p;
 }
 
 MTRACE_API void *mtrace_sym_malloc(size_t n)
 {
-    return mt_forget(mt_libc_malloc(n));
+    if (n == MTRACE_WHO_ASKS)           /* see mtrace_probe_interposer */
+        return (void *)&mt;
+    return mtrace_forget(mtrace_libc_malloc(n));
 }
 
 MTRACE_API void *mtrace_sym_calloc(size_t n, size_t size) MTRACE_SYM_(calloc);
 MTRACE_API void *mtrace_sym_calloc(size_t n, size_t size)
 {
-    return mt_forget(mt_libc_calloc(n, size));
+    return mtrace_forget(mtrace_libc_calloc(n, size));
 }
 
 MTRACE_API void *mtrace_sym_realloc(void *p, size_t n) MTRACE_SYM_(realloc);
 MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
 {
-    struct mt_block *b;
-    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY && mt_lock_ready()) {
-        b = mt_find(&mt.heap, (uintptr_t)p);
-        if (mt_live(b))
-            return mt_move(b, p, n, 0);
-        mt_unlock();
+    struct mtrace_block *b;
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
+        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        if (mtrace_live(b))
+            return mtrace_move(b, p, n, 0);
+        mtrace_unlock();
     }
-    return mt_forget(mt_libc_realloc(p, n));
+    return mtrace_forget(mtrace_libc_realloc(p, n));
 }
 
 MTRACE_API void mtrace_sym_free(void *p)
 {
-    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MT_READY)
-        mt_release(&mt.heap, p, &mt_untraced_site, 0);
-    mt_libc_free(p);
+    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY)
+        mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0);
+    mtrace_libc_free(p);
 }
 #endif
 
@@ -1431,13 +1572,19 @@ MTRACE_API void mtrace_sym_free(void *p)
 
 MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site)
 {
-    if (p && mt_lock_ready()) {
-        mt_add(&mt.pool, p, size, mt_site_index(mtrace_pending.caller ? mtrace_pending.caller : site), '+');
-        mt_unlock();
+    if (p && mtrace_lock_ready()) {
+        mtrace_add(&mt.pool, p, size, mtrace_site_index(mtrace_pending.caller ? mtrace_pending.caller : site), '+');
+        mtrace_unlock();
     }
 }
 
 MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
 {
-    mt_release(&mt.pool, p, site, 1);
+    mtrace_release(&mt.pool, p, site, 1);
 }
+
+#undef mt
+#endif /* MTRACE_RUNTIME_INCLUDED_ */
+#else
+typedef int mtrace_empty_unit_;     /* compiled alone: nothing (ISO C wants a declaration) */
+#endif

@@ -2,25 +2,40 @@
 
    USAGE
 
-     cc -g -DMTRACE=1 -include mtrace.h prog.c util.c -o prog   # nothing to link
-     MTRACE=/tmp/trace ./prog          # trace file: $MTRACE, default ./mtrace
-     tail -n 2 /tmp/trace | gnuplot -persist
+     A quick trace, nothing to link (the runtime is compiled into each file):
+       cc -g -DMTRACE=1 -include mtrace.h prog.c util.c -o prog
+     A project (the runtime compiled once, in libmtrace):
+       CC=mtrace-cc make                     or
+       cc $(pkg-config --cflags mtrace) ... $(pkg-config --libs mtrace)
+       (that is: -DMTRACE=1 -DMTRACE_LIB -include mtrace.h ... -lmtrace)
+     Then:
+       MTRACE=/tmp/trace ./prog              trace file: $MTRACE, default ./mtrace
+       mtrace2massif --gnuplot=g.gp /tmp/trace && gnuplot -persist g.gp
 
-   For an existing project: make CFLAGS="-g -DMTRACE=1 -include /path/to/mtrace.h".
    Without MTRACE (or with -DMTRACE=0) this header changes nothing at all.
-   The runtime is mtrace.c, next to this header: it is compiled into every
-   translation unit as weak definitions, so the linker keeps one copy.
 
-   LEVELS (-DMTRACE=N, the same N in every file of a program)
+   LEVELS (-DMTRACE=N)
 
      1   summary on stderr at exit + trace file + leak errors
      2   summary + leak errors (no file is created)
      3   leak errors only
+   The level is the process's: if its files ask for different levels, the
+   lowest N wins and start-up says so in one line on stderr.
 
    Leaks are printed as "file:line: error: N bytes leaked here", largest
-   first, and turn an exit status of 0 into 1.  A double free prints the
-   place of the bad free, of the allocation and of the first free, then
-   aborts.
+   first, after every destructor of the program and its libraries, and turn
+   an exit status of 0 into 1.  A double free prints the place of the bad
+   free, of the allocation and of the first free, then aborts.
+
+   SWITCHES (per file, -D on the command line)
+
+     MTRACE_LIB            the runtime is linked (-lmtrace): this header then
+                           holds declarations and macros only
+     MTRACE_NO_GNU_SOURCE  do not define _GNU_SOURCE (strict C programs that
+                           define their own getline or index); needs MTRACE_LIB
+     MTRACE_NO_MACROS      no call-site macros in this file (a file that
+                           declares malloc itself, like Redis's server.h):
+                           its calls are still traced, at "? <unknown> 0"
 
    ENVIRONMENT (ignored in set-user-ID programs)
 
@@ -67,19 +82,30 @@
    `pmtrace` (Basilisk's name) holds the live figures: total, max,
    overhead, maxoverhead, nr, startrss, maxrss, fname (fp is always NULL:
    the trace is written with write(2) through the descriptor `fd`).
+
+   Every name this header brings into a program begins with mtrace_ or
+   MTRACE_, apart from the allocator's own names.
 */
 #ifndef MTRACE_H
 #define MTRACE_H
 #if defined(MTRACE) && (MTRACE + 0) && !defined(__cplusplus)
-#pragma GCC system_header
+#define MTRACE_ON_ 1
+#if (MTRACE + 0) < 0 || (MTRACE + 0) > 3
+#error "mtrace: MTRACE must be 0, 1, 2 or 3"
+#endif
+#if defined(MTRACE_NO_GNU_SOURCE) && !defined(MTRACE_LIB)
+#error "mtrace: MTRACE_NO_GNU_SOURCE needs the compiled runtime: add -DMTRACE_LIB and link -lmtrace (CC=mtrace-cc does both)"
+#endif
 
 /* The system headers that declare the traced names must come before the
    macros, or their declarations would be macro-expanded into nonsense.
    Including them here freezes the feature-test macros before the program's
    own "#define _XOPEN_SOURCE 600" can act, so we ask for everything:
    with _GNU_SOURCE that program still finds sigaction, popen, mkstemp.
-   The cost: the GNU strerror_r (returning char *) and the GNU basename. */
-#ifndef _GNU_SOURCE
+   The cost: the GNU strerror_r (returning char *), the GNU basename, and
+   GNU names (getline, index) that a strict program may define itself:
+   MTRACE_NO_GNU_SOURCE is its way out. */
+#if !defined(_GNU_SOURCE) && !defined(MTRACE_NO_GNU_SOURCE)
 #define _GNU_SOURCE
 #define MTRACE_UNDEF_GNU_SOURCE
 #endif
@@ -110,6 +136,9 @@
 #ifndef _ISOC2X_SOURCE
 #define MTRACE_UNDEF_ISOC2X_SOURCE
 #endif
+#ifndef _LARGEFILE_SOURCE
+#define MTRACE_UNDEF_LARGEFILE_SOURCE
+#endif
 #ifndef _LARGEFILE64_SOURCE
 #define MTRACE_UNDEF_LARGEFILE64_SOURCE
 #endif
@@ -120,13 +149,81 @@
 #define MTRACE_UNDEF_DYNAMIC_STACK_SIZE_SOURCE
 #endif
 #include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __has_include
 #if __has_include(<malloc.h>)
 #include <malloc.h>
 #endif
+#endif
+#endif /* MTRACE on */
+
+/* ---- declarations shared by traced code and the runtime ---- */
+#if defined(MTRACE_ON_) || defined(MTRACE_RUNTIME)
+#include <stddef.h>
+
+/* One per call site, static in the calling function.  `index` is 0 until
+   the first call, then the site's slot in the runtime's table. */
+struct mtrace_site {
+    const char *func, *file;
+    int line;
+    unsigned index;
+};
+
+/* The sites announced by the macros and not yet consumed by the callee: a
+   ring of four per thread, keyed by the call's first argument (see
+   mt_take in mtrace.c for why a ring and a key).  Initial-exec TLS: one
+   instruction to reach it from the program, wherever the runtime is. */
+struct mtrace_pending {
+    __UINTPTR_TYPE__ key[4];
+    struct mtrace_site *site[4];
+    unsigned top;
+    struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN */
+};
+extern __thread struct mtrace_pending mtrace_pending
+    __attribute__((tls_model("initial-exec"), visibility("default")));
+
+struct mtrace_pmtrace {
+    void *fp;                      /* Basilisk's trace FILE *: always NULL */
+    size_t total, max;             /* current and maximum traced bytes */
+    size_t overhead, maxoverhead;  /* tracer's own bytes, now and at max */
+    size_t nr;                     /* number of operation records */
+    size_t startrss, maxrss;       /* resident set size at start, peak */
+    char *fname;                   /* trace file name ("" below level 1) */
+    int fd;                        /* trace file descriptor, or -1 */
+};
+/* volatile: the compiler knows that free() touches no global and would
+   otherwise keep pmtrace.total in a register across the call. */
+extern volatile struct mtrace_pmtrace pmtrace __attribute__((visibility("default")));
+
+#define MTRACE_STR2_(x) #x
+#define MTRACE_STR_(x) MTRACE_STR2_(x)
+#define MTRACE_SYM_(name) __asm__(MTRACE_STR_(__USER_LABEL_PREFIX__) #name)
+#define MTRACE_PUBLIC_ __attribute__((visibility("default")))
+MTRACE_PUBLIC_ void *mtrace_malloc(size_t);
+MTRACE_PUBLIC_ void *mtrace_calloc(size_t, size_t);
+MTRACE_PUBLIC_ void *mtrace_realloc(void *, size_t);
+MTRACE_PUBLIC_ void mtrace_free(void *);
+MTRACE_PUBLIC_ char *mtrace_strdup(const char *);
+MTRACE_PUBLIC_ char *mtrace_strndup(const char *, size_t);
+MTRACE_PUBLIC_ void *mtrace_reallocarray(void *, size_t, size_t);
+MTRACE_PUBLIC_ void *mtrace_aligned_alloc(size_t, size_t);
+MTRACE_PUBLIC_ int mtrace_posix_memalign(void **, size_t, size_t);
+MTRACE_PUBLIC_ void *mtrace_valloc(size_t);
+MTRACE_PUBLIC_ void *mtrace_memalign(size_t, size_t);
+MTRACE_PUBLIC_ void *mtrace_pvalloc(size_t);
+MTRACE_PUBLIC_ void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
+MTRACE_PUBLIC_ void mtrace_freelike(void *p, struct mtrace_site *site);
+#endif
+
+/* ---- what a traced file gets ---- */
+#ifdef MTRACE_ON_
+
+/* The one-line use: the runtime compiled into this file (each copy's
+   external definitions are weak, so the program ends up with one). */
+#ifndef MTRACE_LIB
+#define MTRACE_INLINE_RUNTIME_
+#include "mtrace.c"
 #endif
 /* The features are fixed now (<features.h> runs once).  Forget the
    request macros that ours made it define (the build's own stay), so that
@@ -171,6 +268,10 @@
 #undef _ISOC2X_SOURCE
 #undef MTRACE_UNDEF_ISOC2X_SOURCE
 #endif
+#ifdef MTRACE_UNDEF_LARGEFILE_SOURCE
+#undef _LARGEFILE_SOURCE
+#undef MTRACE_UNDEF_LARGEFILE_SOURCE
+#endif
 #ifdef MTRACE_UNDEF_LARGEFILE64_SOURCE
 #undef _LARGEFILE64_SOURCE
 #undef MTRACE_UNDEF_LARGEFILE64_SOURCE
@@ -184,47 +285,21 @@
 #undef MTRACE_UNDEF_DYNAMIC_STACK_SIZE_SOURCE
 #endif
 
-#define MTRACE_LEVEL (MTRACE + 0)
-
-/* One per call site, static in the calling function.  `index` is 0 until
-   the first call, then the site's slot in the runtime's table. */
-struct mtrace_site {
-    const char *func, *file;
-    int line;
-    unsigned index;
-};
-
-/* The sites announced by the macros and not yet consumed by the callee: a
-   ring of four per thread, keyed by the call's first argument (see
-   mtrace_take in mtrace.c for why a ring and a key). */
-struct mtrace_pending {
-    uintptr_t key[4];
-    struct mtrace_site *site[4];
-    unsigned top;
-    struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN */
-};
-extern __thread struct mtrace_pending mtrace_pending;
-
-struct mtrace_pmtrace {
-    void *fp;                      /* Basilisk's trace FILE *: always NULL */
-    size_t total, max;             /* current and maximum traced bytes */
-    size_t overhead, maxoverhead;  /* tracer's own bytes, now and at max */
-    size_t nr;                     /* number of operation records */
-    size_t startrss, maxrss;       /* resident set size at start, peak */
-    char *fname;                   /* trace file name ("" below level 1) */
-    int fd;                        /* trace file descriptor, or -1 */
-};
-/* volatile: the compiler knows that free() touches no global and would
-   otherwise keep pmtrace.total in a register across the call. */
-extern volatile struct mtrace_pmtrace pmtrace;
+/* This file's level, for the runtime to find at start-up (a weak symbol:
+   one per level in the whole program, whatever the number of files). */
+#define MTRACE_CAT2_(a, b) a##b
+#define MTRACE_CAT_(a, b) MTRACE_CAT2_(a, b)
+#define MTRACE_LEVEL_SYM_ MTRACE_CAT_(mtrace_level_, MTRACE)
+/* Redeclarations are the point here: -Wredundant-decls must not fire. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wredundant-decls"
+extern const char MTRACE_LEVEL_SYM_;
+__attribute__((weak, used, visibility("default"))) const char MTRACE_LEVEL_SYM_ = 1;
 
 /* Every name the program uses for the allocator is bound to mtrace's own
    symbol: calls by name and pointers taken to the functions both reach
    the tracer, in static and dynamic binaries alike.  Struct members named
    malloc or free are other identifiers and stay untouched. */
-#define MTRACE_STR2_(x) #x
-#define MTRACE_STR_(x) MTRACE_STR2_(x)
-#define MTRACE_SYM_(name) __asm__(MTRACE_STR_(__USER_LABEL_PREFIX__) #name)
 extern void *malloc(size_t) MTRACE_SYM_(mtrace_malloc);
 extern void *calloc(size_t, size_t) MTRACE_SYM_(mtrace_calloc);
 extern void *realloc(void *, size_t) MTRACE_SYM_(mtrace_realloc);
@@ -239,11 +314,7 @@ extern void *valloc(size_t) MTRACE_SYM_(mtrace_valloc);
 extern void *memalign(size_t, size_t) MTRACE_SYM_(mtrace_memalign);
 extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
 #endif
-
-void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
-void mtrace_freelike(void *p, struct mtrace_site *site);
-
-#include "mtrace.c"
+#pragma GCC diagnostic pop
 
 /* The call-site descriptor: a static object per expansion.  clang warns
    about static locals in extern inline functions; for us each copy is
@@ -269,21 +340,27 @@ void mtrace_freelike(void *p, struct mtrace_site *site);
 /* Announce the site for a call whose first argument is `x` of type T, and
    yield x.  The macros keep the function's own name in front of the
    parentheses, so that mem->free(p) and mem->calloc(1, n) still compile
-   (a macro is not expanded again inside its own expansion).
+   (a macro is not expanded again inside its own expansion).  The
+   variable's name is made unique with __COUNTER__, so that nested calls
+   (calloc(n, strlen(strdup(s)))) shadow nothing under -Wshadow.
    The compiler believes that malloc and free read and write no memory of
    the program, so it would keep the ring in registers across the calls or
-   drop the stores as dead: the two empty asm statements forbid both. */
-#define MTRACE_AT_(T, x) (__extension__ ({                                  \
-    T mtrace_arg_ = (x);                                                    \
+   drop the stores as dead: the two empty asm statements forbid both.
+   This header is not a system header, so that the program's own warnings
+   about these calls (an ignored result of malloc) are not hidden. */
+#define MTRACE_AT_(T, x) MTRACE_AT2_(T, x, MTRACE_CAT_(mtrace_arg_, __COUNTER__))
+#define MTRACE_AT2_(T, x, v) (__extension__ ({                              \
+    T v = (x);                                                              \
     unsigned mtrace_top_;                                                   \
     __asm__ __volatile__("" ::: "memory");                                  \
     mtrace_top_ = (mtrace_pending.top + 1) & 3;                             \
-    mtrace_pending.key[mtrace_top_] = (uintptr_t)mtrace_arg_;               \
+    mtrace_pending.key[mtrace_top_] = (__UINTPTR_TYPE__)v;                  \
     mtrace_pending.site[mtrace_top_] = MTRACE_SITE_;                        \
     mtrace_pending.top = mtrace_top_;                                       \
     __asm__ __volatile__("" ::: "memory");                                  \
-    mtrace_arg_; }))
+    v; }))
 
+#ifndef MTRACE_NO_MACROS
 #undef malloc
 #undef calloc
 #undef realloc
@@ -296,6 +373,10 @@ void mtrace_freelike(void *p, struct mtrace_site *site);
 #undef memalign
 #undef valloc
 #undef pvalloc
+/* A compile error in the expansion of one of these means that the file
+   declares or defines the function itself (void *malloc(size_t n) ...):
+   compile that file with -DMTRACE_NO_MACROS, or write the name in
+   parentheses, void *(malloc)(size_t n); see doc/limits.md. */
 #define malloc(n) malloc(MTRACE_AT_(size_t, n))
 #define calloc(n, size) calloc(MTRACE_AT_(size_t, n), size)
 #define realloc(p, n) realloc(MTRACE_AT_(void *, p), n)
@@ -308,6 +389,7 @@ void mtrace_freelike(void *p, struct mtrace_site *site);
 #define memalign(a, n) memalign(MTRACE_AT_(size_t, a), n)
 #define valloc(n) valloc(MTRACE_AT_(size_t, n))
 #define pvalloc(n) pvalloc(MTRACE_AT_(size_t, n))
+#endif
 
 /* Wrappers and custom allocators (see the top of this file). */
 #define MTRACE_ALLOC_FN(call) (__extension__ ({                             \
@@ -328,5 +410,5 @@ void mtrace_freelike(void *p, struct mtrace_site *site);
 #define MTRACE_ALLOC_FN(call) (call)
 #define MTRACE_MALLOCLIKE(p, size) ((void)(p), (void)(size))
 #define MTRACE_FREELIKE(p) ((void)(p))
-#endif /* MTRACE */
+#endif /* MTRACE_ON_ */
 #endif /* MTRACE_H */

@@ -10,11 +10,20 @@ case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
 # Under AddressSanitizer mtrace does not define malloc and free itself (ASan's
 # must stay the program's), so what needs them is checked in normal builds only.
 export ASAN_OPTIONS=allocator_may_return_null=1
+# The suite runs in the mode projects use, the runtime linked from
+# libmtrace (MTRACE_TEST_MODE=lib, the default), and again in the one-line
+# mode, the runtime compiled into each file (tests/oneline.sh sets
+# MTRACE_TEST_MODE=header).
+if [ "${MTRACE_TEST_MODE:-lib}" = lib ]; then
+    TRACED="-DMTRACE_LIB -include $TOP/mtrace.h" LINKED="-L$TOP -Wl,-rpath,$TOP -lmtrace"
+else
+    TRACED="-include $TOP/mtrace.h" LINKED=
+fi
 
 # build NAME LEVEL [flags...]: tests/tracer/NAME.c traced at LEVEL -> $TMP/NAME
 build() {
     local name=$1 level=$2; shift 2
-    $CC $CFLAGS_T $WARN -DMTRACE=$level -include "$TOP/mtrace.h" "$@" -o "$TMP/$name" "$name.c" -lpthread 2> "$TMP/$name.cc" \
+    $CC $CFLAGS_T $WARN -DMTRACE=$level $TRACED "$@" -o "$TMP/$name" "$name.c" $LINKED -lpthread 2> "$TMP/$name.cc" \
         || { cat "$TMP/$name.cc"; return 1; }
 }
 # run NAME [args]: runs $TMP/NAME with its trace in $TMP/NAME.trace;
@@ -70,7 +79,7 @@ check "level 3: exit status 1" rc sites 1
 
 # --- the Massif manual's example
 cp ../../examples/example.c "$TMP/example.c"
-(cd "$TMP" && $CC $CFLAGS_T -O0 -DMTRACE=1 -include "$TOP/mtrace.h" example.c -o example && MTRACE=example.trace ./example 2> example.err; echo $? > example.rc)
+(cd "$TMP" && $CC $CFLAGS_T -O0 -DMTRACE=1 $TRACED example.c -o example $LINKED && MTRACE=example.trace ./example 2> example.err; echo $? > example.rc)
 has "example: g's peak is 8000 bytes" "$TMP/example.err" "      8000                       g   example.c:5"
 has "example: main's peak is 10000 bytes" "$TMP/example.err" "     10000                    main   example.c:20"
 has "example: f leaks 2000 bytes" "$TMP/example.err" "example.c:10: error: 2000 bytes leaked here"
@@ -144,7 +153,7 @@ for std in c89 c99 c11 c17 c2x gnu89 gnu11; do
         command -v $cc > /dev/null || continue
         flags="-std=$std -pedantic -Wall -Wextra -Wshadow -Wredundant-decls -Wmissing-prototypes -Wstrict-prototypes -Wc++-compat"
         $cc $flags -c strict.c -o "$TMP/strict.o" 2> "$TMP/strict.plain"
-        $cc $flags -DMTRACE=1 -include "$TOP/mtrace.h" -c strict.c -o "$TMP/strict.o" 2> "$TMP/strict.traced"
+        $cc $flags -DMTRACE=1 $TRACED -c strict.c -o "$TMP/strict.o" 2> "$TMP/strict.traced"
         same "strict: $cc -std=$std adds no warning" "$TMP/strict.plain" "$TMP/strict.traced"
     done
 done
@@ -158,7 +167,7 @@ has "hooks: malloc compares equal to the hook" "$TMP/hooks.out" "same malloc"
 build redefine 1 && run redefine
 check "redefine: runs without leaks" rc redefine 0
 has "redefine: the program's own malloc macro wins" "$TMP/redefine.out" "counted 1"
-$CC $CFLAGS_T -DMTRACE=1 -include "$TOP/mtrace.h" shared1.c shared2.c -o "$TMP/shared"
+$CC $CFLAGS_T -DMTRACE=1 $TRACED shared1.c shared2.c -o "$TMP/shared" $LINKED
 MTRACE="$TMP/shared.trace" "$TMP/shared" 2> "$TMP/shared.err"
 check "static inline in a header: one site for both files" test "$(grep -c '^@' "$TMP/shared.trace")" = 1
 check "static inline in a header: its peak is both blocks" grep -qE "^ +30 +shared_alloc +(\./)?shared.h:4$" "$TMP/shared.err"
@@ -231,7 +240,7 @@ build pm 1 && run pm
 has "pmtrace: figures seen by the program" "$TMP/pm.out" "total 1000 max 1000 now 700 records 3"
 
 # --- a static binary: no interposition, the macros alone still give the verdict
-if [ -z "$ASAN" ] && $CC -static -g -DMTRACE=1 -include "$TOP/mtrace.h" sites.c -o "$TMP/static" 2> /dev/null; then
+if [ -z "$ASAN" ] && $CC -static -g -DMTRACE=1 $TRACED sites.c -o "$TMP/static" $LINKED 2> /dev/null; then
     MTRACE="$TMP/static.trace" "$TMP/static" 2> "$TMP/static.err"; echo $? > "$TMP/static.rc"
     grep error: sites.expected > "$TMP/static.expected"
     grep error: "$TMP/static.err" > "$TMP/static.leaks"
@@ -319,7 +328,7 @@ if [ -n "$ASAN" ]; then
     :   # Open MPI's own memory hooks and ASan's do not mix; checked in normal builds
 elif command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
     mkdir -p "$TMP/mpi"
-    mpicc -g -DMTRACE=1 -include "$TOP/mtrace.h" mpi.c -o "$TMP/mpi/mpi" &&
+    mpicc -g -DMTRACE=1 $TRACED mpi.c -o "$TMP/mpi/mpi" $LINKED &&
     (cd "$TMP/mpi" && MTRACE="$TMP/mpi/tr" timeout 120 mpirun --allow-run-as-root --oversubscribe --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi > out 2> err)
     for r in 0 1 2 3; do
         f="$TMP/mpi/tr"; [ $r -gt 0 ] && f="$TMP/mpi/tr-$r"
@@ -339,7 +348,7 @@ awk 'BEGIN { n = 100000; print "#include <stdlib.h>"; print "static void *p[" n 
         print "}" }
     print "int main(void) {"; print "    int i;"; for (k = 0; k < n / 1000; k++) print "    f" k "();"
     print "    for (i = 0; i < " n "; i++) free(p[i]);"; print "    return 0;"; print "}" }' > "$TMP/many.c"
-$CC -O0 -DMTRACE=1 -include "$TOP/mtrace.h" "$TMP/many.c" -o "$TMP/many" && run many
+$CC -O0 -DMTRACE=1 $TRACED "$TMP/many.c" -o "$TMP/many" $LINKED && run many
 check "100,000 sites: 100,000 site records" test "$(grep -c '^@' "$TMP/many.trace")" = 100000
 check "100,000 sites: trace replays" replay many
 has "100,000 sites: summary lists 20 and counts the rest" "$TMP/many.err" "       ...   (99980 more sites)"

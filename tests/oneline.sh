@@ -1,0 +1,4 @@
+#!/bin/bash
+# The tracer suite again, in the one-line use: cc -DMTRACE=1 -include
+# mtrace.h, the runtime compiled into every file, nothing linked.
+MTRACE_TEST_MODE=header exec bash "$(dirname "$0")/tracer.sh"
