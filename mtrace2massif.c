@@ -1024,29 +1024,26 @@ static void gp_row(FILE *f, const struct conv *c, const struct gp_point *p, doub
     fputc('\n', f);
 }
 
-/* Cut s to at most max bytes, "..." included, keeping its start (end = 0)
- * or its end; never inside a UTF-8 character.  In place. */
+/* Cut s to at most max bytes, "..." included, never inside a UTF-8
+ * character: keep its end (a file name) or, if !keep_end, its start and
+ * its end (a function: its namespace and its own name).  In place. */
 static void shorten(char *s, size_t max, int keep_end)
 {
-    size_t n = strlen(s), k = max - 3;
+    size_t n = strlen(s), head = keep_end ? 0 : (max - 3) / 2, from;
     if (n <= max)
         return;
-    if (!keep_end) {
-        while (k > 0 && (s[k] & 0xC0) == 0x80)
-            k--;
-        memcpy(s + k, "...", 4);
-    } else {
-        size_t from = n - k;
-        while (from < n && (s[from] & 0xC0) == 0x80)
-            from++;
-        memmove(s + 3, s + from, n - from + 1);
-        memcpy(s, "...", 3);
-    }
+    from = n - (max - 3 - head);
+    while (head > 0 && (s[head] & 0xC0) == 0x80)
+        head--;
+    while (from < n && (s[from] & 0xC0) == 0x80)
+        from++;
+    memcpy(s + head, "...", 3);
+    memmove(s + head + 3, s + from, n - from + 1);
 }
 
 /* The legend of site id: "0xID: func (file:line)" as the trace names them
- * (decoded: gp_quote makes any text inert), the function cut to 32 bytes
- * and the file to 24 so that the key stays narrow. */
+ * (decoded: gp_quote makes any text inert), the function cut to 24 bytes
+ * and the file to 20 so that the key stays narrow. */
 static void gp_site_title(struct conv *c, FILE *f, uint64_t id)
 {
     const struct site *s = &c->sites[id - 1];
@@ -1058,8 +1055,8 @@ static void gp_site_title(struct conv *c, FILE *f, uint64_t id)
     char *func = tool_realloc(&c->e, NULL, len + 2), *file = func + s->flen + 1;
     tool_decode(func, lab, lab + s->flen);
     tool_decode(file, fl, colon);
-    shorten(func, 32, 0);
-    shorten(file, 24, 1);
+    shorten(func, 24, 0);
+    shorten(file, 20, 1);
     char *t = malloc(len + 64);
     if (t) {
         sprintf(t, "0x%" PRIX64 ": %s (%s%.*s)", id, func, file, (int)(end - colon), colon);
@@ -1145,12 +1142,13 @@ static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char
     free(t);
     fprintf(f, " noenhanced\nset xlabel '%s' noenhanced\nset ylabel 'memory (%s)' noenhanced\n",
             a.xlabel, a.yu);
-    /* the key below the plot, in columns: beside it, it took up to half
-     * of the width; inside, it hid curves */
-    fputs("set key below left Left reverse horizontal maxrows 5 noenhanced\n"
+    /* the key below the plot, in up to 4 columns: beside it, it took up
+     * to half of the width; inside, it hid curves.  gnuplot overestimates
+     * the width of text ("width -3"), which cost a column at 640 pixels */
+    fputs("set key below left Left reverse horizontal samplen 2 width -3 maxcols 4 noenhanced\n"
           "set grid\nset yrange [0:*]\nset xrange [0:*]\nset autoscale xfixmax\n"
           "set format y '%g'\nset format x '%g'\n"
-          "plot $mtrace using 1:2 with lines linewidth 4 linecolor '#99AACC' title 'total (useful heap + extra)', \\\n"
+          "plot $mtrace using 1:2 with lines linewidth 4 linecolor '#99AACC' title 'total (heap + extra)', \\\n"
           "     $mtrace using 1:3 with lines linewidth 1 linecolor 'black' title 'useful heap'", f);
     if (c->have_rss)
         fputs(", \\\n     $mtrace using 1:4 with lines dashtype 2 linecolor 'gray50' title 'max RSS - RSS at start'", f);

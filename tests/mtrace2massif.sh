@@ -268,6 +268,49 @@ gnuplot -e "set terminal svg; set output 'small.svg'" small.gp 2> gp.err
 check "script with a '#' and spaces in a title renders" sh -c "test -s small.svg && ! test -s gp.err"
 has "x axis in records" small.gp "set xlabel 'time (trace records)'"
 
+# gnuplot runs the command in `...` inside "double-quoted" strings, so
+# every name from the trace, its path and the output's are written in
+# 'single quotes' (' doubled), which gnuplot never expands.  Site 1 is
+# a`touch PWNED1`f in evil`touch PWNED2`.c; site 2 has a double and a
+# single quote, $H, a backslash, a '%', a newline (%0A), a '#' and @x (a
+# gnuplot macro); the trace's own path and the output's have the same.
+mkdir -p gpsec && cd gpsec || exit 2
+cat > evil.trace <<'EOF'
+@ 1 a`touch%20PWNED1`f evil`touch%20PWNED2`.c 1
+@ 2 q"'$H\b%25%0A%23@x dir/f'i"le$x.c 2
++ 1 0 100 100 1000
++ 2 1 300 200 2000
+- 1 2 200 0 2000
+- 2 3 0 0 2000
+set title 'x'
+plot x
+EOF
+T='ev'\''q"b`touch PWNED3`$HOME\%#@x'$'\n''.trace'
+cp evil.trace "$T"
+"$M2M" --gnuplot=ev.gp "$T" -o 'o`touch PWNED4`'\''".out'
+check "names with quotes and backquotes: script written" test -s ev.gp
+gnuplot -e "set terminal svg; set output 'ev.svg'" ev.gp > gp.out 2>&1
+check "... gnuplot reads it without a word" test -s ev.svg -a ! -s gp.out
+gnuplot -e "set terminal pngcairo; set output 'ev.png'" ev.gp > gp.out 2>&1
+check "... and renders it to PNG" test -s ev.png -a ! -s gp.out
+check "... and ran no command from it (no PWNED file)" test -z "$(find . -name 'PWNED*')"
+has "... legend: site 1 literally" ev.svg '<title>0x1: a`touch PWNED1`f (evil`touch PWNED2`.c:1)</title>'
+has "... legend: site 2 literally, its newline as %0A" ev.svg \
+    '<title>0x2: q"'\''$H\b%%0A#@x (f'\''i"le$x.c:2)</title>'
+has "... title: the trace's path literally" ev.svg \
+    '<text>ev'\''q"b`touch PWNED3`$HOME\%#@x%0A.trace: peak 336 B (heap + extra)</text>'
+cd .. || exit 2
+
+# The key goes below the plot (beside it, it took half of the width;
+# inside, it hid the RSS curve), and long names are cut: the function to
+# 24 bytes (its start and its end), the file to its last 20.
+printf '@ 1 %s src/a_very_long_file_name_for_a_source.c 42\n+ 1 0 10 10 1\n- 1 1 0 0 1\nset x\nplot x\n' \
+    function_with_a_name_much_longer_than_thirty_two_bytes > long.trace
+"$M2M" --gnuplot=long.gp long.trace -o long.out
+has "key below the plot" long.gp "set key below"
+has "long names cut in the legend" long.gp \
+    "title '0x1: function_w...y_two_bytes (...me_for_a_source.c:42)'"
+
 # --- 5. outputs that are not regular files --------------------------------
 # written in place: renaming the temporary file over a device or a FIFO
 # would replace it (as root, `-o /dev/null` used to replace /dev/null with a
