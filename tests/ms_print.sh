@@ -179,6 +179,40 @@ else
 fi
 rm -f "$TMP/big.massif.out"
 
+# Lines are bounded at 16 MiB (tool.h: far above any real Massif file,
+# whose long lines are names and command lines), so that a file without
+# newlines cannot take all memory: `ms_print /dev/zero` grew to gigabytes.
+# A 16 MiB desc: line prints as the original prints it; one byte more is
+# "ms_print: FILE:1: line longer than 16777216 bytes", exit 1, no output.
+longline() {   # N: a file whose first line (desc: ...) is N bytes
+    { printf 'desc: '; head -c $(($1 - 6)) /dev/zero | tr '\0' a
+      printf '\ncmd: x\ntime_unit: B\nsnapshot=0\ntime=0\nmem_heap_B=0\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=empty\n'
+    } > "$TMP/long.massif.out"
+}
+longline 16777216
+"$MSP" "$TMP/long.massif.out" > "$TMP/out" 2> "$TMP/err"
+check "a 16 MiB line: accepted" test $? -eq 0 -a ! -s "$TMP/err"
+"$PERL" "$TMP/long.massif.out" > "$TMP/pout" 2> /dev/null
+same "a 16 MiB line: printed as the original prints it" "$TMP/pout" "$TMP/out"
+longline 16777217
+"$MSP" "$TMP/long.massif.out" > "$TMP/out" 2> "$TMP/err"
+one_error "a line of 16 MiB + 1 byte: rejected" "$TMP/long.massif.out" $?
+has "... with its length" "$TMP/err" "ms_print: $TMP/long.massif.out:1: line longer than 16777216 bytes"
+check "... and nothing on stdout" test ! -s "$TMP/out"
+rm -f "$TMP/long.massif.out"
+# /dev/zero under a 256 MB address-space limit (ASan builds reserve
+# terabytes of address space: there the peak RSS is checked instead)
+if (ulimit -v 262144; "$MSP" hand/single.massif.out > /dev/null 2>&1); then
+    (ulimit -v 262144; timeout 60 "$MSP" /dev/zero > "$TMP/out" 2> "$TMP/err"); rc=$?
+    lim="under ulimit -v 262144"
+else
+    kb=$("$TMP/maxrss" timeout 60 "$MSP" /dev/zero 2> "$TMP/err" | awk '{ print $2 }')
+    rc=1; [ -n "$kb" ] && [ "$kb" -lt 262144 ] || rc=99
+    lim="peak RSS ${kb} kB"
+fi
+one_error "ms_print /dev/zero: one error, $lim" /dev/zero $rc
+has "... line longer than 16777216 bytes" "$TMP/err" "ms_print: /dev/zero:1: line longer than 16777216 bytes"
+
 # Inputs found by fuzzing and by differential testing (fuzz/NAME.massif.out,
 # options in NAME.args): never crash or hang; where the original finishes,
 # NAME.expected is its stdout and NAME.rc says whether it failed (1) or not.
