@@ -140,6 +140,7 @@ struct conv {
     /* pass 2 peak placement */
     uint64_t peak_ev;           /* event whose peak check is forced */
     int peak_at_end;
+    int ended;                  /* after the last record: nothing to cull for */
 
     /* snapshots (pass 2) */
     struct snap *snaps;
@@ -392,7 +393,9 @@ static void take_snapshot(struct conv *c, int kind, int64_t t, int detailed)
                 c->snaps[i].kind = NORMAL;
     }
     c->next_i++;
-    if (c->next_i == c->o.max_snapshots)
+    /* Massif culls a full array to make room for the next snapshot; after
+     * the final peak there is none (the array may end full) */
+    if (c->next_i == c->o.max_snapshots && !c->ended)
         c->min_interval = cull(c);
     c->earliest = t + c->min_interval;
 }
@@ -1290,6 +1293,7 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     flush_pending(c);
     if (c->ev != c->events1 || c->nrec != c->nrec1)
         tool_fail(&c->e, "trace changed while being read");
+    c->ended = 1;
     if (c->peak_at_end)
         peak_check(c, c->nrec); /* as if the program freed its heap at exit */
     if (c->gp) {                /* the final state ends the curves */

@@ -116,12 +116,23 @@ else
     live nofree nofree --time-unit=B
     check "nofree: Massif has no peak" test "$(grep -c heap_tree=peak nofree.v)" = 0
     check "nofree: ours has one" test "$(grep -c heap_tree=peak nofree.o)" = 1
+    # without_last FILE: the Massif file without its last snapshot
+    without_last() {
+        awk -v last="snapshot=$(($(grep -c '^snapshot=' "$1") - 1))" '$0 == last { exit } { print }' "$1" | sed '$d'
+    }
     n=$(grep -c '^snapshot=' nofree.o)
-    awk -v last="snapshot=$((n - 1))" '$0 == last { exit } { print }' nofree.o | sed '$d' > nofree.cut
+    without_last nofree.o > nofree.cut
     norm nofree.v > a.txt; norm nofree.cut > b.txt
     same "nofree.c: ours without its final peak = live Massif" a.txt b.txt
     tail -n +$(grep -n "^snapshot=$((n - 1))\$" nofree.o | cut -d: -f1) nofree.o | head -5 > nofree.last
     has "nofree: the peak is at the end" nofree.last "time=$(awk -F= '/^time=/ { t = $2 } END { print t }' nofree.o)"
+    # the final peak fills the array (9 + 1 of 10): no culling after it
+    live eight eight --time-unit=B --max-snapshots=10
+    check "eight.c --max-snapshots=10: Massif keeps 9 snapshots, we 9 + the final peak" \
+        test "$(grep -c '^snapshot=' eight.v) $(grep -c '^snapshot=' eight.o)" = "9 10"
+    without_last eight.o > eight.cut
+    norm eight.v > a.txt; norm eight.cut > b.txt
+    same "eight.c: ours without its final peak = live Massif" a.txt b.txt
     # libc-internal allocations: stdout's buffer, allocated inside printf
     # and freed by Valgrind at exit, is in Massif's file only
     live stdio stdio --time-unit=B
