@@ -90,25 +90,31 @@ bench-quick:
 .PHONY: bench bench-quick
 # --- end bench ---
 
-# The header and its runtime side by side (mtrace.h includes "mtrace.c" from
-# its own directory), the tools, mtrace-cc (told where the header is), the
-# man pages and mtrace.pc.  `make uninstall` removes exactly those files.
+# The header and its runtime source side by side (the one-line use includes
+# "mtrace.c" from the header's directory), libmtrace.so and .a, the tools,
+# mtrace-cc (told where the header and library are), the man pages and
+# mtrace.pc.  `make uninstall` removes exactly those files.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 libmtrace.so $(DESTDIR)$(LIBDIR)/
+	install -m 644 libmtrace.a $(DESTDIR)$(LIBDIR)/
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
-	sed "s|^installed_dir='@INCLUDEDIR@'|installed_dir='$(INCLUDEDIR)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
+	sed -e "s|^installed_dir='@INCLUDEDIR@'|installed_dir='$(INCLUDEDIR)'|" \
+		-e "s|^installed_libdir='@LIBDIR@'|installed_libdir='$(LIBDIR)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
 	chmod 755 $(DESTDIR)$(BINDIR)/mtrace-cc
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
 		mtrace.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/mtrace.h $(DESTDIR)$(INCLUDEDIR)/mtrace.c
+	rm -f $(DESTDIR)$(LIBDIR)/libmtrace.so $(DESTDIR)$(LIBDIR)/libmtrace.a
 	for t in $(TOOLS) mtrace-cc; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN1))
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man7/%,$(MAN7))

@@ -982,20 +982,22 @@ static int mtrace_program_level(void)
    see, and a tombstone proves nothing), or another copy of the runtime
    (a build we could not merge into one: say so, its figures are apart). */
 #define MTRACE_WHO_ASKS ((size_t)-1 - 4095)
-static void mtrace_probe_interposer(void)
+static int mtrace_probe_interposer(void)
 {
     void *(*volatile probe)(size_t) = mtrace_sym_malloc;   /* not folded away */
     int saved = errno;
     void *who = probe(MTRACE_WHO_ASKS);
     errno = saved;
-    if (who == (void *)&mt)
-        mt.interposed = 1;
-    else if (who)
-        mtrace_say("*** MTRACE: warning: a second copy of the mtrace runtime runs in this process: "
-                   "its blocks and figures are apart (build every traced object with libmtrace, see doc/design.md)\n");
+    if (who && who != (void *)&mt) {
+        mtrace_say("*** MTRACE: warning: a second copy of the mtrace runtime is in this process; it stays off, "
+                   "and calls that reach it are not traced (link every traced object with libmtrace: see doc/design.md)\n");
+        return 0;
+    }
+    mt.interposed = who != 0;
+    return 1;
 }
 #else
-#define mtrace_probe_interposer() ((void)0)
+#define mtrace_probe_interposer() 1
 #endif
 
 #if defined(__GLIBC__) && !defined(MTRACE_RUNTIME)
@@ -1017,6 +1019,28 @@ static void mtrace_pin_self(void)
 #define mtrace_pin_self() ((void)0)
 #endif
 
+#ifdef MTRACE_RUNTIME
+/* Are mtrace_malloc and mtrace_free ours?  A traced file that defines the
+   allocator itself, void *(malloc)(size_t n) { ... }, defines them through
+   the header's asm labels, and the program's definition takes the place
+   of ours in every call: then nothing is traced, and the program is told
+   why.  (In the one-line use the compiler or assembler already refuses.) */
+static void *mtrace_own_malloc_(size_t);
+static void mtrace_own_free_(void *);
+static int mtrace_entry_points_ours(void)
+{
+    void *(*volatile m)(size_t) = mtrace_malloc;    /* through the GOT */
+    void (*volatile f)(void *) = mtrace_free;
+    if (m == mtrace_own_malloc_ && f == mtrace_own_free_)
+        return 1;
+    mtrace_say("*** MTRACE: error: the program defines malloc or free itself in a file compiled with mtrace.h: "
+               "compile that file without -DMTRACE (see doc/limits.md); nothing is traced\n");
+    return 0;
+}
+#else
+#define mtrace_entry_points_ours() 1
+#endif
+
 /* Runs once, from the first traced call or from the constructor, whichever
    comes first.  on_exit and pthread_atfork allocate: they reach only the
    interposers, which do nothing until the state is READY. */
@@ -1032,7 +1056,7 @@ static void mtrace_init(void)
     pmtrace.fd = mt.fd = -1;
     mt.owner = mtrace_init;
     mt.level = mtrace_program_level();
-    if (!mt.level) {            /* libmtrace in a program with no traced file */
+    if (!mt.level || !mtrace_entry_points_ours() || !mtrace_probe_interposer()) {
         __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
         return;
     }
@@ -1053,7 +1077,6 @@ static void mtrace_init(void)
         mtrace_catch_signals();
     mtrace_grow_sites();
     mtrace_make_room(&mt.heap);
-    mtrace_probe_interposer();
     mtrace_publish();
     __atomic_store_n(&mt.state, MTRACE_READY, __ATOMIC_RELEASE);
 }
@@ -1456,6 +1479,11 @@ MTRACE_API void mtrace_free(void *p)
     if (mtrace_release(&mt.heap, p, mtrace_take((uintptr_t)p), mt.interposed))
         mtrace_libc_free(p);
 }
+
+#ifdef MTRACE_RUNTIME           /* see mtrace_entry_points_ours */
+static void *mtrace_own_malloc_(size_t) __attribute__((alias("mtrace_malloc")));
+static void mtrace_own_free_(void *) __attribute__((alias("mtrace_free")));
+#endif
 
 MTRACE_API char *mtrace_strdup(const char *s)
 {

@@ -377,10 +377,10 @@ extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
    declares or defines the function itself (void *malloc(size_t n) ...):
    compile that file with -DMTRACE_NO_MACROS, or write the name in
    parentheses, void *(malloc)(size_t n); see doc/limits.md. */
-#define malloc(n) malloc(MTRACE_AT_(size_t, n))
+#define malloc(n) malloc(MTRACE_AT_(size_t, n))  /* an error here? see MTRACE_NO_MACROS */
 #define calloc(n, size) calloc(MTRACE_AT_(size_t, n), size)
 #define realloc(p, n) realloc(MTRACE_AT_(void *, p), n)
-#define free(p) free(MTRACE_AT_(void *, p))
+#define free(p) free(MTRACE_AT_(void *, p))      /* an error here? see MTRACE_NO_MACROS */
 #define strdup(s) strdup(MTRACE_AT_(const char *, s))
 #define strndup(s, n) strndup(MTRACE_AT_(const char *, s), n)
 #define reallocarray(p, n, size) reallocarray(MTRACE_AT_(void *, p), n, size)

@@ -47,6 +47,8 @@ cat > "$TMP/installed.expected" <<EOF
 .$PREFIX/bin/mtrace2massif
 .$PREFIX/include/mtrace.c
 .$PREFIX/include/mtrace.h
+.$PREFIX/lib/libmtrace.a
+.$PREFIX/lib/libmtrace.so
 .$PREFIX/share/man/man1/ms_print.1
 .$PREFIX/share/man/man1/mtrace-cc.1
 .$PREFIX/share/man/man1/mtrace2massif.1
@@ -61,14 +63,15 @@ mv "$SRC" "$SRC.away"        # from here on, no source tree to lean on
 
 if need pkg-config "pkgconf"; then
     export PKG_CONFIG_PATH=$ROOT/share/pkgconfig
-    check "pkg-config: --cflags is -DMTRACE=1 -include PREFIX/include/mtrace.h" \
-        test "$(pkg-config --cflags mtrace | sed 's/ *$//')" = "-DMTRACE=1 -include $PREFIX/include/mtrace.h"
+    check "pkg-config: --cflags is -DMTRACE=1 -DMTRACE_LIB -include PREFIX/include/mtrace.h" \
+        test "$(pkg-config --cflags mtrace | sed 's/ *$//')" = "-DMTRACE=1 -DMTRACE_LIB -include $PREFIX/include/mtrace.h"
     check "pkg-config: cflags_summary is level 2" \
-        test "$(pkg-config --variable=cflags_summary mtrace)" = "-DMTRACE=2 -include $PREFIX/include/mtrace.h"
+        test "$(pkg-config --variable=cflags_summary mtrace)" = "-DMTRACE=2 -DMTRACE_LIB -include $PREFIX/include/mtrace.h"
     check "pkg-config: cflags_leaks is level 3" \
-        test "$(pkg-config --variable=cflags_leaks mtrace)" = "-DMTRACE=3 -include $PREFIX/include/mtrace.h"
+        test "$(pkg-config --variable=cflags_leaks mtrace)" = "-DMTRACE=3 -DMTRACE_LIB -include $PREFIX/include/mtrace.h"
     check "pkg-config: header variable" test "$(pkg-config --variable=header mtrace)" = "$PREFIX/include/mtrace.h"
-    check "pkg-config: --libs is empty (nothing to link)" test -z "$(pkg-config --libs mtrace | tr -d ' ')"
+    check "pkg-config: --libs links libmtrace from PREFIX/lib" \
+        test "$(pkg-config --libs mtrace | sed 's/ *$//')" = "-L$PREFIX/lib -Wl,-rpath,$PREFIX/lib -lmtrace"
     check "pkg-config: version" test "$(pkg-config --modversion mtrace)" = "1.0"
     # the staged copy: prefix moved to DESTDIR/PREFIX, as packagers test
     PC="pkg-config --define-variable=prefix=$ROOT"
@@ -85,10 +88,12 @@ int main(void)
     return 0;
 }
 EOF
-    (cd "$TMP/outside" && cc -g -O0 $($PC --cflags mtrace) -MD prog.c -o prog 2> cc.err)
+    (cd "$TMP/outside" && cc -g -O0 $($PC --cflags mtrace) -MD prog.c -o prog $($PC --libs mtrace) 2> cc.err)
     check "outside (pkg-config): builds against the installed copy" test -x "$TMP/outside/prog" -a ! -s "$TMP/outside/cc.err"
-    check "outside (pkg-config): header and runtime read from DESTDIR/PREFIX/include" \
-        sh -c "grep -q '$ROOT/include/mtrace.h' '$TMP/outside/prog.d' && grep -q '$ROOT/include/mtrace.c' '$TMP/outside/prog.d'"
+    check "outside (pkg-config): header read from DESTDIR/PREFIX/include, no runtime source compiled" \
+        sh -c "grep -q '$ROOT/include/mtrace.h' '$TMP/outside/prog.d' && ! grep -q 'mtrace.c' '$TMP/outside/prog.d'"
+    check "outside (pkg-config): runs with DESTDIR/PREFIX/lib/libmtrace.so" \
+        sh -c "ldd '$TMP/outside/prog' | grep -q '$ROOT/lib/libmtrace.so'"
     hasnt "outside (pkg-config): no file of the source tree used" "$TMP/outside/prog.d" "$TOP"
     (cd "$TMP/outside" && MTRACE=prog.trace ./prog > out 2> err; echo $? > rc)
     check "outside (pkg-config): leak makes the exit status 1" status "$TMP/outside/rc" 1
@@ -172,8 +177,8 @@ recipe() {
 project() { rm -rf "$TMP/$1"; cp -R "$TOP/examples/project" "$TMP/$1"; }
 
 project make1
-(cd "$TMP/make1" && make CFLAGS+="-g -O0 $(pkg-config --cflags mtrace)" > build.log 2>&1)
-recipe "make CFLAGS+=\$(pkg-config --cflags mtrace)" "$TMP/make1"
+(cd "$TMP/make1" && make CFLAGS+="-g -O0 $(pkg-config --cflags mtrace)" LDLIBS+="$(pkg-config --libs mtrace)" > build.log 2>&1)
+recipe "make CFLAGS+=\$(pkg-config --cflags mtrace) LDLIBS+=\$(pkg-config --libs mtrace)" "$TMP/make1"
 
 project make2
 (cd "$TMP/make2" && CC=mtrace-cc make > build.log 2>&1)
@@ -181,16 +186,19 @@ recipe "CC=mtrace-cc make" "$TMP/make2"
 has "CC=mtrace-cc make: the project's own CFLAGS are kept" "$TMP/make2/build.log" "mtrace-cc -O2 -g -Wall"
 
 project make3
-(cd "$TMP/make3" && make CFLAGS="-g $(pkg-config --variable=cflags_leaks mtrace)" > build.log 2>&1 &&
+(cd "$TMP/make3" && make CFLAGS="-g $(pkg-config --variable=cflags_leaks mtrace)" LDLIBS="$(pkg-config --libs mtrace)" > build.log 2>&1 &&
     MTRACE=hello.trace ./hello > out 2> err)
 check "make CFLAGS=\$(pkg-config --variable=cflags_leaks mtrace): the leak and nothing else" \
     test "$(cat "$TMP/make3/err")" = "hello.c:11: error: 6 bytes leaked here" -a ! -e "$TMP/make3/hello.trace"
 
 if need cmake cmake; then
+    # configured plainly first (the probes see the plain compiler), then
+    # the flags: CMake keeps the probes' answers in its cache
     project cmake1
-    (cd "$TMP/cmake1" && cmake -DCMAKE_C_FLAGS="$(pkg-config --cflags mtrace)" -S . -B build > build.log 2>&1 &&
-        cmake --build build >> build.log 2>&1)
-    recipe "cmake -DCMAKE_C_FLAGS=\$(pkg-config --cflags mtrace)" "$TMP/cmake1/build"
+    (cd "$TMP/cmake1" && cmake -S . -B build > build.log 2>&1 &&
+        cmake -DCMAKE_C_FLAGS="$(pkg-config --cflags mtrace)" -DCMAKE_C_STANDARD_LIBRARIES="$(pkg-config --libs mtrace)" \
+            -S . -B build >> build.log 2>&1 && cmake --build build >> build.log 2>&1)
+    recipe "cmake, then cmake -DCMAKE_C_FLAGS=\$(pkg-config --cflags mtrace) -DCMAKE_C_STANDARD_LIBRARIES=\$(pkg-config --libs mtrace)" "$TMP/cmake1/build"
     project cmake2
     (cd "$TMP/cmake2" && CC=mtrace-cc cmake -S . -B build > build.log 2>&1 && cmake --build build >> build.log 2>&1)
     recipe "CC=mtrace-cc cmake" "$TMP/cmake2/build"
@@ -213,18 +221,49 @@ configure_project() {
 if command -v autoconf > /dev/null; then AUTO="Autoconf's configure"
 else AUTO="configure (a stand-in: autoconf is not installed)"; fi
 configure_project auto1
-(cd "$TMP/auto1/build" && ../configure CFLAGS="-g $(pkg-config --cflags mtrace)" > build.log 2>&1 && make >> build.log 2>&1)
-recipe "$AUTO CFLAGS=\$(pkg-config --cflags mtrace)" "$TMP/auto1/build"
+(cd "$TMP/auto1/build" && ../configure > build.log 2>&1 &&
+    make CFLAGS="-g $(pkg-config --cflags mtrace)" LDLIBS="$(pkg-config --libs mtrace)" >> build.log 2>&1)
+recipe "$AUTO, then make CFLAGS=\$(pkg-config --cflags mtrace) LDLIBS=\$(pkg-config --libs mtrace)" "$TMP/auto1/build"
 configure_project auto2
 (cd "$TMP/auto2/build" && ../configure CC=mtrace-cc > build.log 2>&1 && make >> build.log 2>&1)
 recipe "$AUTO CC=mtrace-cc" "$TMP/auto2/build"
+
+# Build-system probes: CC=mtrace-cc configures exactly as the plain
+# compiler, and no probe leaves a trace file
+if command -v autoconf > /dev/null; then
+    for cc in cc mtrace-cc; do
+        d=$TMP/probe-auto-$cc
+        mkdir -p "$d" && cp "$HERE/probe/configure.ac" "$d/"
+        (cd "$d" && autoconf && ./configure CC=$cc > configure.log 2>&1)
+        grep -E '^ac_cv_(func_|prog_cc_(c11|c99|c89|stdc)=)' "$d/config.log" > "$d/answers"
+    done
+    check "autoconf probes: the plain build finds memmem, strndup, getline, C11" \
+        sh -c "grep -q 'ac_cv_func_memmem=yes' '$TMP/probe-auto-cc/answers' && grep -q 'ac_cv_func_getline=yes' '$TMP/probe-auto-cc/answers' && grep -q 'ac_cv_prog_cc_c11=' '$TMP/probe-auto-cc/answers'"
+    same "autoconf probes: CC=mtrace-cc gives the plain answers (functions, C standard)" \
+        "$TMP/probe-auto-cc/answers" "$TMP/probe-auto-mtrace-cc/answers"
+    check "autoconf probes: no trace file left by a probe" test -z "$(find "$TMP/probe-auto-mtrace-cc" -name 'mtrace*')"
+else
+    fail "autoconf is not installed (apt-get install autoconf)"
+fi
+if command -v cmake > /dev/null; then
+    for cc in cc mtrace-cc; do
+        d=$TMP/probe-cmake-$cc
+        mkdir -p "$d" && cp "$HERE/probe/CMakeLists.txt" "$d/"
+        (cd "$d" && CC=$cc cmake -S . -B build > cmake.log 2>&1)
+        grep -E '^HAVE_[A-Z_]*:INTERNAL=' "$d/build/CMakeCache.txt" > "$d/answers"
+    done
+    check "cmake probes: the plain build finds memmem, strndup, getline and their declarations" \
+        test "$(grep -c '=1$' "$TMP/probe-cmake-cc/answers")" = 5
+    same "cmake probes: CC=mtrace-cc gives the plain answers" "$TMP/probe-cmake-cc/answers" "$TMP/probe-cmake-mtrace-cc/answers"
+    check "cmake probes: no trace file left by a probe" test -z "$(find "$TMP/probe-cmake-mtrace-cc" -name 'mtrace*')"
+fi
 
 # mtrace-cc's own options and failure
 check "mtrace-cc --help: usage, exit status 0" sh -c "mtrace-cc --help | grep -q '^usage: mtrace-cc'"
 mkdir -p "$TMP/lonely" && cp "$TOP/mtrace-cc" "$TMP/lonely/"
 "$TMP/lonely/mtrace-cc" -c "$TMP/outside/prog.c" -o "$TMP/lonely/prog.o" > "$TMP/lonely/out" 2> "$TMP/lonely/err"; echo $? > "$TMP/lonely/rc"
 check "mtrace-cc without a header next to it or in ../include: exit status 2" status "$TMP/lonely/rc" 2
-has "mtrace-cc without a header: says where it looked" "$TMP/lonely/err" "mtrace-cc: cannot find mtrace.h and mtrace.c in $TMP/lonely or $TMP/lonely/../include"
+has "mtrace-cc without a header: says where it looked" "$TMP/lonely/err" "mtrace-cc: cannot find mtrace.h and libmtrace.so in $TMP/lonely or $TMP/lonely/../include and $TMP/lonely/../lib"
 check "mtrace-cc in the source tree: uses the tree's header" test "$("$TOP/mtrace-cc" --mtrace-header)" = "$TOP/mtrace.h"
 if command -v mpicc > /dev/null; then
     (cd "$EX0" && MTRACE_CC=mpicc mtrace-cc -g -c mpi.c -o mpi.o 2> mpicc.err)
@@ -259,9 +298,11 @@ example() {
         cc -g -O0 -Wall -Wextra -DMTRACE=1 -include "$TOP/mtrace.h" "$name.c" -o "$name" "$@" 2> "$name.cc" &&
         MTRACE=$name.trace ./"$name" > "$name.out" 2> "$name.err"; echo $? > "$name.rc")
     # the same warnings as the plain build (the manual's example ignores
-    # malloc's result: gcc says so, with the header too), none added
+    # malloc's result: gcc says so, with the header too), none added; but
+    # gcc's -Wuse-after-free sees through the call-site macro only from -O1
+    # on (doc/limits.md), and these are built at -O0
     check "examples/$name.c: the plain build's warnings, no more, no fewer" \
-        test "$(grep -c warning: "$EX/$name.plaincc")" = "$(grep -c warning: "$EX/$name.cc")"
+        test "$(grep warning: "$EX/$name.plaincc" | grep -vc use-after-free)" = "$(grep -c warning: "$EX/$name.cc")"
     mask "$EX/$name.err" > "$EX/$name.masked"
     same "examples/$name.c: the report is examples/$name.expected" "$TOP/examples/$name.expected" "$EX/$name.masked"
 }

@@ -1,0 +1,6 @@
+#include <stdlib.h>
+void helper_free(void *p);
+void helper_free(void *p)
+{
+    free(p);
+}

@@ -1,0 +1,6 @@
+#include <stdlib.h>
+void *three(void);
+void *three(void)
+{
+    return malloc(3);
+}
