@@ -75,6 +75,7 @@ struct site {
     int seen;                   /* allocated from at least once */
     char *label;                /* "func (file:line)", escaped */
     size_t flen;                /* length of its "func" */
+    int pool;                   /* "#pool ID": its blocks have no slop */
 };
 
 /* A detailed snapshot's first level: the significant sites (decided when
@@ -122,6 +123,8 @@ struct conv {
     int tail_n;                 /* by a record; 0 if none */
     int pend;                   /* a '<' waiting for a possible '>' */
     uint64_t pend_site, pend_size, pend_rec;
+
+    char *cmd;                  /* "#cmd": the program's command line, decoded */
 
     /* sites, index = ID - 1 */
     struct site *sites;
@@ -186,6 +189,13 @@ static uint64_t usable(uint64_t req)
     if (req <= BIG_BLOCK)
         return (req + 15) & ~(uint64_t)15;
     return ((req + SB_OVERHEAD + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - SB_OVERHEAD;
+}
+
+/* Slop of a fresh block of 'req' bytes from site id: none for a pool's
+ * blocks (Massif records VALGRIND_MALLOCLIKE_BLOCK with slop 0). */
+static uint64_t fresh_slop(const struct conv *c, uint64_t id, uint64_t req)
+{
+    return c->sites[id - 1].pool ? 0 : usable(req) - req;
 }
 
 static uint32_t abn_hash(const struct abn *a, uint64_t site, uint64_t size)
@@ -510,7 +520,7 @@ static void ev_alloc(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
     struct site *s = &c->sites[id - 1];
     uint64_t before = c->heap + c->extra;
     c->heap = add_chk(c, c->heap, size);
-    c->extra = add_chk(c, c->extra, c->o.heap_admin + (usable(size) - size));
+    c->extra = add_chk(c, c->extra, c->o.heap_admin + fresh_slop(c, id, size));
     c->nblocks++;
     s->live += size;
     s->blocks++;
@@ -525,7 +535,7 @@ static void ev_alloc(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
  * shrink left behind. */
 static uint64_t release_slop(struct conv *c, uint64_t id, uint64_t size)
 {
-    return usable(size) - size + abn_take(c, id, size);
+    return fresh_slop(c, id, size) + abn_take(c, id, size);
 }
 
 static void ev_free(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
@@ -563,10 +573,11 @@ static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_size,
              " never allocated", old_size, old_id);
     if (new_size <= old_size + old_slop) {
         new_slop = old_slop + old_size - new_size;
-        if (new_slop > usable(new_size) - new_size)
-            abn_put(c, new_id, new_size, new_slop - (usable(new_size) - new_size));
+        uint64_t fresh = fresh_slop(c, new_id, new_size);
+        if (new_slop > fresh)
+            abn_put(c, new_id, new_size, new_slop - fresh);
     } else {
-        new_slop = usable(new_size) - new_size;
+        new_slop = fresh_slop(c, new_id, new_size);
     }
     c->heap = add_chk(c, c->heap - old_size, new_size);
     c->extra = add_chk(c, c->extra - old_slop, new_slop);
@@ -854,6 +865,44 @@ static void fail_tail(struct conv *c)
     tool_fail(&c->e, "not a trace record (only the last two lines may be other text)");
 }
 
+/* "#pool ID": the blocks of site ID come from a pool (MTRACE_MALLOCLIKE),
+ * so they get no slop.  It follows the site's '@' record, before any use. */
+static void pool_record(struct conv *c, const char *p)
+{
+    uint64_t id;
+    if (!parse_u64(&p, &id) || *p != '\n')
+        tool_fail(&c->e, "#pool record: expected '#pool ID'");
+    if (id == 0 || id > c->ndef)
+        tool_fail(&c->e, "#pool record: site %" PRIu64 " has no '@' record before it", id);
+    if (c->pass == 2)
+        return;
+    if (c->sites[id - 1].seen)
+        tool_fail(&c->e, "#pool record: site %" PRIu64 " already has blocks", id);
+    c->sites[id - 1].pool = 1;
+}
+
+/* "#cmd ARGS...": the program's command line, each argument escaped like
+ * FUNC and FILE; kept decoded, the arguments joined by one space as in
+ * Massif's cmd: line.  The first one counts. */
+static void cmd_record(struct conv *c, const char *p, const char *bufend)
+{
+    const char *end = memchr(p, '\n', (size_t)(bufend - p));
+    if (c->pass == 2 || c->cmd || end == p)
+        return;
+    c->cmd = tool_realloc(&c->e, NULL, (size_t)(end - p) + 1);
+    tool_decode(c->cmd, p, end);
+}
+
+/* A metadata record "#NAME ...": #cmd and #pool; others are skipped, so
+ * that older converters read newer traces. */
+static void meta_record(struct conv *c, const char *p, const char *end)
+{
+    if (!strncmp(p, "#cmd ", 5))
+        cmd_record(c, p + 5, end);
+    else if (!strncmp(p, "#pool ", 6))
+        pool_record(c, p + 6);
+}
+
 /* Process the complete lines in [p, end); end[-1] is '\n'. */
 static void parse_lines(struct conv *c, const char *p, const char *end)
 {
@@ -869,6 +918,10 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
                 continue;
             }
             site_record(c, p);
+        } else if (ch == '#') {   /* metadata: no tail line */
+            if (c->tail_n)
+                fail_tail(c);
+            meta_record(c, p, end);
         } else {
             /* not a record: must be one of the two tail lines */
             if (c->tail_n == 0) {
@@ -897,6 +950,13 @@ struct input {
     size_t cap;
 };
 
+/* Is the last line s[0..n), which has no newline, a record cut short
+ * (else it is a tail line without its newline)? */
+static int cut_record(const char *s, size_t n)
+{
+    return s[0] == '#' || (n >= 2 && s[1] == ' ' && strchr("+-<>@", s[0]));
+}
+
 static void run_pass(struct conv *c, struct input *in)
 {
     c->e.line = 0;
@@ -906,7 +966,7 @@ static void run_pass(struct conv *c, struct input *in)
             last--;
         parse_lines(c, in->mem, last);
         c->truncated_line = last != end;
-        if (last != end && (end - last < 2 || last[1] != ' ' || !strchr("+-<>@", last[0])))
+        if (last != end && !cut_record(last, (size_t)(end - last)))
             c->truncated_line = 0, c->tail_n++;    /* a tail line without newline */
         return;
     }
@@ -942,7 +1002,7 @@ static void run_pass(struct conv *c, struct input *in)
         memmove(in->buf, last, have);
     }
     c->truncated_line = have > 0;
-    if (have > 0 && (have < 2 || in->buf[1] != ' ' || !strchr("+-<>@", in->buf[0])))
+    if (have > 0 && !cut_record(in->buf, have))
         c->truncated_line = 0, c->tail_n++;
 }
 
@@ -1215,6 +1275,7 @@ static void free_conv(struct conv *c)
     for (size_t i = 0; i < c->nsites; i++)
         free(c->sites[i].label);
     free(c->sites);
+    free(c->cmd);
     free(c->abn.e);
     free(c->abn.head);
     if (c->snaps)
@@ -1300,7 +1361,7 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
         c->gp_next = 0;
         gp_event(c, (uint64_t)now(c));
     }
-    write_massif(c, out, trace);
+    write_massif(c, out, c->cmd ? c->cmd : trace);
     if (gpf)
         write_gnuplot(c, gpf, trace, out_name);
     if (!c->o.quiet && c->abn.dropped)

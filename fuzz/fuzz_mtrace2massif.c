@@ -57,7 +57,8 @@ static void check_output(const char *s, size_t n)
 }
 
 /* A valid trace from bytes: each group of 3 bytes is one operation on a
- * pool of 16 blocks from 6 sites, sizes small to a few MiB. */
+ * pool of 16 blocks from 6 sites (site 5 marked "#pool"), sizes small to
+ * a few MiB, and now and then a "#cmd" or an unknown "#" record. */
 static char *generate(const uint8_t *d, size_t n, size_t *len)
 {
     size_t cap = 256 + n * 40 + PAD, o = 0;
@@ -72,7 +73,11 @@ static char *generate(const uint8_t *d, size_t n, size_t *len)
             defined++;
             o += (size_t)sprintf(t + o, "@ %d fn%d%s dir/f%%23%d.c %d\n", defined, defined,
                                  defined == 3 ? "%20x" : "", defined, defined * 7);
+            if (defined == 5)                   /* a pool's blocks: no slop */
+                o += (size_t)sprintf(t + o, "#pool 5\n");
         }
+        if (op == 15 && d[i + 2] < 16)          /* metadata records */
+            o += (size_t)sprintf(t + o, d[i + 2] & 1 ? "#cmd ./p a%%20b%%0A c\n" : "#stack 1 0x401000\n");
         if (st[k] && op < 4) {                  /* realloc, in place or not */
             total -= sz[k]; live[st[k]] -= sz[k];
             o += (size_t)sprintf(t + o, "< %d %llu %llu %llu 100\n", st[k],

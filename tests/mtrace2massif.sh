@@ -161,6 +161,28 @@ else
         test "$vpeak" = "$vmax" -a "$mpeak" -lt "$vpeak"
 fi
 
+# Pools: tests/mtrace2massif/pool.c announces blocks of a static array with
+# VALGRIND_MALLOCLIKE_BLOCK beside a malloc(100); pool.trace is that run as
+# the tracer writes it with MTRACE_MALLOCLIKE: each pool site is marked by
+# "#pool ID" after its '@' record, and "#cmd ./pool" gives the command line.
+# Massif gives pool blocks its 8 admin bytes but no slop (the 100-byte
+# block costs 108, the malloc(100) 120): the whole file must be Massif's,
+# cmd: line included, but for desc: and code addresses.
+if $CC -g -o pool "$D/pool.c" 2> /dev/null; then
+    valgrind -q --tool=massif --time-unit=B --massif-out-file=pool.v ./pool
+    "$M2M" --time-unit=B "$D/pool.trace" -o pool.o
+    addr() { tail -n +2 "$1" | sed -E 's/0x[0-9A-F]+: /0xADDR: /'; }
+    addr pool.v > a.txt; addr pool.o > b.txt
+    same "pool.trace (#pool, #cmd) = live Massif on pool.c, VALGRIND_MALLOCLIKE_BLOCK" a.txt b.txt
+    has "... the pool block: 100 bytes + 8 admin, no slop" pool.o "mem_heap_extra_B=8"
+    grep -v '^#' "$D/pool.trace" > nopool.trace
+    "$M2M" --time-unit=B nopool.trace -o nopool.out
+    check "... without its #pool records, the same block costs 120 (slop 12)" \
+        test "$(grep -m 1 '^time=[1-9]' nopool.out)" = "time=120"
+else
+    fail "pool.c needs valgrind.h (apt-get install valgrind)"
+fi
+
 # every file we wrote above reads the same in Valgrind's ms_print and ours
 if [ -x "$TOP/ms_print" ]; then
     n=0; bad=
@@ -191,6 +213,25 @@ EOF
 check "Basilisk trace converts" test $? -eq 0 -a -s basilisk.out
 check "Basilisk trace: no warning" test ! -s basilisk.err
 has "Basilisk sites keep the file name only" basilisk.out "0x1: mempool_alloc (mempool.h:52)"
+
+# Metadata records: any line starting with '#' (gnuplot's comment, so never
+# a data point).  "#cmd ARGS..." is the program's command line, each
+# argument escaped like FUNC and FILE: cmd: is the arguments decoded and
+# joined by one space, as Massif writes it (a control character as %XX, a
+# '#' as %23: ms_print would cut the line there).  Other '#' records are
+# skipped, and none of them counts as one of the two tail lines.
+printf '#cmd ./prog a%%20b c%%25d%%0Ae x%%23y\n#stack 1 0x401000 0x401100\n@ 1 f f.c 1\n#future\n+ 1 0 10 10 1\n- 1 1 0 0 1\n#cmd ./other\nset x\nplot x\n' > meta.trace
+"$M2M" meta.trace -o meta.out 2> meta.err
+check "#cmd, unknown # records: converted, no warning" test $? -eq 0 -a ! -s meta.err
+has "cmd: the decoded arguments joined by one space (the first #cmd)" meta.out "cmd: ./prog a b c%d%0Ae x%23y"
+grep -v '^#' meta.trace > plain.trace
+"$M2M" plain.trace -o plain.out
+check "... the rest of the file is the one without # records" \
+    cmp -s <(sed 1,2d meta.out) <(sed 1,2d plain.out)
+printf '@ 1 f f.c 1\n+ 1 0 10 10 1\n#cmd ./pr' > metacut.trace
+"$M2M" metacut.trace -o metacut.out 2> metacut.err
+has "a # record cut short is a cut record, not a tail line" metacut.err \
+    "metacut.trace:3: warning: trace is truncated (last line cut short); converting the 1 complete records"
 
 # a crashed program: no tail, last line cut -> convert the rest, warn once
 head -c -9 "$D/example.trace" | head -n 20 > cut.trace
@@ -234,6 +275,10 @@ bad "text in the middle" "2: not a trace record (only the last two lines may be 
 bad "three tail lines" "2: not a trace record (only the last two lines may be other text)" '@ 1 f f.c 1\na\nb\nc\n'
 bad "site record fields" "1: site record: expected '@ ID FUNC FILE LINE'" '@ 1 f f.c\n'
 bad "LINE not a number" "1: site record: LINE is not a decimal number" '@ 1 f f.c x1\n'
+bad "#pool of no site" "2: #pool record: site 2 has no '@' record before it" '@ 1 f f.c 1\n#pool 2\n'
+bad "#pool after the site's blocks" "3: #pool record: site 1 already has blocks" '@ 1 f f.c 1\n+ 1 0 10 10 1\n#pool 1\n'
+bad "#pool syntax" "2: #pool record: expected '#pool ID'" '@ 1 f f.c 1\n#pool 1x\n'
+bad "a # record after the tail" "3: not a trace record (only the last two lines may be other text)" '@ 1 f f.c 1\n+ 1 0 10 10 1\nset x\n#cmd ./p\n'
 head -c 20000000 /dev/zero | tr '\0' a > long.trace
 "$M2M" long.trace -o long.out 2> long.err
 check "a 20 MB line: error, memory stays bounded" test $? -eq 1
