@@ -8,15 +8,26 @@
  * r) are converted one after the other, each exactly as if alone, and a
  * table of peaks and leaks per rank and across ranks goes to stdout.
  * The trace grammar is doc/trace-format.md (site records "@ ID FUNC FILE LINE",
- * operation records "OP ID RECNO TOTAL SITE [MAXRSS]", two trailing gnuplot
- * lines).  Massif's policy (snapshots, culling, accounting, trees) is
+ * operation records "OP ID RECNO TOTAL SITE [MAXRSS]", metadata records
+ * "#NAME ...", two trailing gnuplot lines).  Massif's policy (snapshots, culling, accounting, trees) is
  * reproduced from the description of Valgrind 3.19's massif/ms_main.c and
  * coregrind/m_xtree.c; see doc/mtrace2massif.md for every decision.
  *
  * Structure: the trace is read twice (a pipe is spooled to a temporary file
- * first).  Both passes run the same replay engine; the first one only
- * validates and finds where the true peak is, the second one takes the
- * snapshots.  Memory is bounded by sites x snapshots, never by trace length.
+ * first).  Both passes run the same replay; the first one only validates
+ * and finds where the true peak is, the second one takes the snapshots.
+ * Memory is bounded by sites x snapshots, never by trace length.  The
+ * stages, in this order, each readable alone:
+ *
+ *   snapshot policy  Massif's snapshots, culling and peaks (struct policy)
+ *   samples          the gnuplot curves' points (struct samples)
+ *   heap model       Massif's accounting, event by event (struct pass);
+ *                    calls the policy and the samples after each event
+ *   parser           records -> events; input read twice
+ *   output           the Massif file, the gnuplot script
+ *   conversion       pass 1, pass 2, each from begin_pass(); then output
+ *
+ * then several traces (MPI ranks) and the command line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -109,12 +120,11 @@ struct abn {
 
 struct gp_point { uint64_t x, heap, total, rss; uint64_t site[GP_MAX_SITES]; };
 
-struct conv {
-    struct opts o;
-    struct tool_err e;          /* name, line, where errors unwind to */
-    int pass;                   /* 1 or 2 */
-
-    /* parsing */
+/* What one pass over the trace builds: the parser's and the heap model's
+ * state.  begin_pass() zeroes it, and nothing else resets it. */
+struct pass {
+    int n;                      /* 1 or 2 */
+    /* parser */
     uint64_t nrec;              /* operation records so far */
     uint64_t prev_total;
     uint64_t rss, rss0;
@@ -123,47 +133,56 @@ struct conv {
     int tail_n;                 /* by a record; 0 if none */
     int pend;                   /* a '<' waiting for a possible '>' */
     uint64_t pend_site, pend_size, pend_rec;
-
-    char *cmd;                  /* "#cmd": the program's command line, decoded */
-
-    /* sites, index = ID - 1 */
-    struct site *sites;
-    size_t nsites, cap_sites;
-    size_t ndef;                /* '@' records seen in this pass */
-
-    /* heap state, as Massif counts it */
+    size_t ndef;                /* '@' records seen */
+    int truncated_line;         /* last line had no newline */
+    /* heap model, as Massif counts */
     uint64_t heap, extra, nblocks;
     uint64_t time_b, time_i;
     uint64_t ev;                /* events (alloc, free, realloc) so far */
+    uint64_t max_total, max_heap;
     struct abn abn;
+    /* pass 1: the first peak check at the largest total */
+    uint64_t best_check, best_check_ev;
+};
 
-    /* pass 1 results */
-    uint64_t max_total, max_heap, best_check, best_check_ev;
-    uint64_t events1, nrec1;
-    /* pass 2 peak placement */
-    uint64_t peak_ev;           /* event whose peak check is forced */
-    int peak_at_end;
-    int ended;                  /* after the last record: nothing to cull for */
-
-    /* snapshots (pass 2) */
-    struct snap *snaps;
+/* The snapshot policy (pass 2): Massif's array and its clock.
+ * policy_init() sets it up. */
+struct policy {
+    struct snap *snaps;         /* max_snapshots slots */
     unsigned next_i;
     int64_t min_interval, earliest;
     unsigned since_detailed;
     uint64_t peak_total;
     uint64_t *tmp_ids;          /* scratch for trees */
+    int ended;                  /* after the last record: nothing to cull for */
+};
 
-    /* gnuplot samples (pass 2) */
-    int gp_n;                   /* sites plotted */
-    uint64_t gp_ids[GP_MAX_SITES];
-    struct gp_point *gp;
-    size_t gp_len;
-    uint64_t gp_next, gp_step;
-    struct gp_point gp_peak, gp_lo, gp_hi;
-    int gp_have_peak, gp_open;
+/* The gnuplot curves' samples (pass 2). */
+struct samples {
+    int n;                      /* sites plotted */
+    uint64_t ids[GP_MAX_SITES];
+    struct gp_point *pt;        /* NULL: no --gnuplot */
+    size_t len;
+    uint64_t next, step;
+    struct gp_point peak, lo, hi;
+    int have_peak, open;
+};
 
-    /* end of input */
-    int truncated_line;         /* last line had no newline */
+struct conv {
+    struct opts o;
+    struct tool_err e;          /* name, line, where errors unwind to */
+    char *cmd;                  /* "#cmd": the program's command line, decoded */
+    /* sites, index = ID - 1: labels from pass 1; live bytes per pass */
+    struct site *sites;
+    size_t nsites, cap_sites;
+    struct pass p;
+    /* what pass 1 found: its counts, which pass 2 must see again, and
+     * where the exact peak goes */
+    uint64_t events1, nrec1;
+    uint64_t peak_ev;           /* event whose peak check is forced */
+    int peak_at_end;            /* ... or a check after the last record */
+    struct policy sn;
+    struct samples gp;
     int truncated;              /* no tail or last line cut: the run's summary says so */
 };
 
@@ -171,122 +190,15 @@ struct conv {
 /* Errors: tool_fail(&c->e, ...) prints "mtrace2massif: FILE:LINE: what is
  * wrong" and unwinds to convert(), which frees everything and returns 1. */
 
-/* a + b, failing rather than come near 2^63 (time and totals are signed
- * 64-bit in a Massif file). */
-static uint64_t add_chk(struct conv *c, uint64_t a, uint64_t b)
-{
-    if (b > (UINT64_C(1) << 62) - a || a > (UINT64_C(1) << 62))
-        tool_fail(&c->e, "byte counts overflow (sizes far beyond any real heap)");
-    return a + b;
-}
-
 /* ------------------------------------------------------------------ */
-/* Valgrind's block sizes                                               */
-
-/* Usable size Valgrind's allocator gives a fresh block of 'req' bytes. */
-static uint64_t usable(uint64_t req)
-{
-    if (req <= BIG_BLOCK)
-        return (req + 15) & ~(uint64_t)15;
-    return ((req + SB_OVERHEAD + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - SB_OVERHEAD;
-}
-
-/* Slop of a fresh block of 'req' bytes from site id: none for a pool's
- * blocks (Massif records VALGRIND_MALLOCLIKE_BLOCK with slop 0). */
-static uint64_t fresh_slop(const struct conv *c, uint64_t id, uint64_t req)
-{
-    return c->sites[id - 1].pool ? 0 : usable(req) - req;
-}
-
-static uint32_t abn_hash(const struct abn *a, uint64_t site, uint64_t size)
-{
-    uint64_t h = (site * UINT64_C(0x9E3779B97F4A7C15)) ^ (size * UINT64_C(0xC2B2AE3D27D4EB4F));
-    return (uint32_t)(h >> 32) & (a->nbuckets - 1);
-}
-
-static void abn_rehash(struct conv *c, uint32_t nb)
-{
-    struct abn *a = &c->abn;
-    uint32_t *head = calloc(nb, sizeof *head);
-    if (!head)
-        tool_fail(&c->e, "out of memory");
-    free(a->head);
-    a->head = head;
-    a->nbuckets = nb;
-    /* relink the live entries; the free list stays as it is */
-    for (uint32_t i = 0; i < a->cap; i++) {
-        if (a->e[i].site == 0)
-            continue;
-        uint32_t b = abn_hash(a, a->e[i].site, a->e[i].size);
-        a->e[i].next = head[b];
-        head[b] = i + 1;
-    }
-}
-
-/* Remember that a live block of 'site' and 'size' has 'excess' usable bytes
- * beyond usable(size). */
-static void abn_put(struct conv *c, uint64_t site, uint64_t size, uint64_t excess)
-{
-    struct abn *a = &c->abn;
-    uint32_t i;
-    if (a->n >= ABN_MAX) {
-        a->dropped++;
-        return;
-    }
-    if (a->free_list) {
-        i = a->free_list - 1;
-        a->free_list = a->e[i].next;
-    } else {
-        if (a->cap == 0 || a->n == a->cap) {
-            uint32_t ncap = a->cap ? a->cap * 2 : 1024;
-            a->e = tool_realloc(&c->e, a->e, (size_t)ncap * sizeof *a->e);
-            memset(a->e + a->cap, 0, (size_t)(ncap - a->cap) * sizeof *a->e);
-            a->cap = ncap;
-        }
-        i = a->n; /* no free entries: the first n are all in use */
-    }
-    if (a->nbuckets == 0 || a->n + 1 > a->nbuckets)
-        abn_rehash(c, a->nbuckets ? a->nbuckets * 2 : 1024);
-    uint32_t b = abn_hash(a, site, size);
-    a->e[i].site = site;
-    a->e[i].size = size;
-    a->e[i].excess = excess;
-    a->e[i].next = a->head[b];
-    a->head[b] = i + 1;
-    a->n++;
-}
-
-/* Excess usable bytes of the block of 'site'/'size' being released: the
- * most recently shrunk such block, or 0 if none is remembered. */
-static uint64_t abn_take(struct conv *c, uint64_t site, uint64_t size)
-{
-    struct abn *a = &c->abn;
-    if (a->n == 0)
-        return 0;
-    uint32_t *link = &a->head[abn_hash(a, site, size)];
-    while (*link) {
-        struct abn_entry *e = &a->e[*link - 1];
-        if (e->site == site && e->size == size) {
-            uint32_t i = *link - 1;
-            uint64_t x = e->excess;
-            *link = e->next;
-            e->site = 0;
-            e->next = a->free_list;
-            a->free_list = i + 1;
-            a->n--;
-            return x;
-        }
-        link = &e->next;
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Snapshots: Massif's maybe_take_snapshot / cull_snapshots             */
+/* Snapshot policy: Massif's maybe_take_snapshot / cull_snapshots.  It
+ * sees the heap model's totals (c->p) and the sites' live bytes; the heap
+ * model calls attempt() after every event and peak_check() before every
+ * deallocation. */
 
 static int64_t now(const struct conv *c)
 {
-    return (int64_t)(c->o.time_bytes ? c->time_b : c->time_i);
+    return (int64_t)(c->o.time_bytes ? c->p.time_b : c->p.time_i);
 }
 
 /* The first level of the tree as Massif would write it for the current
@@ -294,8 +206,8 @@ static int64_t now(const struct conv *c)
  * computed from this snapshot's total (heap + extra). */
 static struct tree *make_tree(struct conv *c)
 {
-    uint64_t total = c->heap + c->extra, sig;
-    if (c->heap == 0 && c->o.threshold != 0)
+    uint64_t total = c->p.heap + c->p.extra, sig;
+    if (c->p.heap == 0 && c->o.threshold != 0)
         sig = 1;
     else
         sig = (uint64_t)(((double)total * c->o.threshold) / 100);
@@ -309,7 +221,7 @@ static struct tree *make_tree(struct conv *c)
             n_insig++;
             insig_sum += s->live;
         } else {
-            c->tmp_ids[n++] = i + 1;
+            c->sn.tmp_ids[n++] = i + 1;
         }
     }
     struct tree *t = malloc(sizeof *t + n * sizeof t->e[0]);
@@ -319,15 +231,15 @@ static struct tree *make_tree(struct conv *c)
     t->insig_sum = insig_sum;
     t->n = n;
     for (size_t k = 0; k < n; k++) {
-        t->e[k].id = c->tmp_ids[k];
-        t->e[k].bytes = c->sites[c->tmp_ids[k] - 1].live;
+        t->e[k].id = c->sn.tmp_ids[k];
+        t->e[k].bytes = c->sites[c->sn.tmp_ids[k] - 1].live;
     }
     return t;
 }
 
 static int uncullable(const struct conv *c, unsigned i)
 {
-    return i == 0 || i == c->next_i - 1 || c->snaps[i].kind == PEAK;
+    return i == 0 || i == c->sn.next_i - 1 || c->sn.snaps[i].kind == PEAK;
 }
 
 /* Massif's culling: delete, one at a time, the snapshot whose neighbours
@@ -337,7 +249,7 @@ static int uncullable(const struct conv *c, unsigned i)
 static int64_t cull(struct conv *c)
 {
     unsigned max = c->o.max_snapshots;
-    struct snap *s = c->snaps;
+    struct snap *s = c->sn.snaps;
     for (unsigned round = 0; round < max / 2; round++) {
         unsigned jp = 0, j = 1, jn, best = 0;
         int64_t best_span = INT64_MAX;
@@ -371,7 +283,7 @@ static int64_t cull(struct conv *c)
             }
             k++;
         }
-    c->next_i = k;
+    c->sn.next_i = k;
     int64_t min_span = INT64_MAX;
     for (unsigned i = 1; i < k; i++) {
         if (uncullable(c, i) && uncullable(c, i - 1))
@@ -388,146 +300,282 @@ static int64_t cull(struct conv *c)
 
 static void take_snapshot(struct conv *c, int kind, int64_t t, int detailed)
 {
-    struct snap *s = &c->snaps[c->next_i];
+    struct snap *s = &c->sn.snaps[c->sn.next_i];
     s->kind = kind;
     s->time = t;
-    s->heap = c->heap;
-    s->extra = c->extra;
+    s->heap = c->p.heap;
+    s->extra = c->p.extra;
     s->tree = detailed ? make_tree(c) : NULL;
-    c->since_detailed = detailed ? 0 : c->since_detailed + 1;
+    c->sn.since_detailed = detailed ? 0 : c->sn.since_detailed + 1;
     if (kind == PEAK) {
-        c->peak_total = c->heap + c->extra;
+        c->sn.peak_total = c->p.heap + c->p.extra;
         /* the previous peak becomes a normal (still detailed) snapshot */
-        for (unsigned i = 0; i < c->next_i; i++)
-            if (c->snaps[i].kind == PEAK)
-                c->snaps[i].kind = NORMAL;
+        for (unsigned i = 0; i < c->sn.next_i; i++)
+            if (c->sn.snaps[i].kind == PEAK)
+                c->sn.snaps[i].kind = NORMAL;
     }
-    c->next_i++;
+    c->sn.next_i++;
     /* Massif culls a full array to make room for the next snapshot; after
      * the final peak there is none (the array may end full) */
-    if (c->next_i == c->o.max_snapshots && !c->ended)
-        c->min_interval = cull(c);
-    c->earliest = t + c->min_interval;
-}
-
-static void gp_sample(struct conv *c, struct gp_point *p, uint64_t x)
-{
-    p->x = x;
-    p->heap = c->heap;
-    p->total = c->heap + c->extra;
-    p->rss = c->have_rss && c->rss > c->rss0 ? c->rss - c->rss0 : 0;
-    for (int k = 0; k < c->gp_n; k++)
-        p->site[k] = c->sites[c->gp_ids[k] - 1].live;
-}
-
-/* A Normal snapshot attempt, after every event (and at start-up). */
-static void gp_commit(struct conv *c, const struct gp_point *p)
-{
-    if (c->gp_len == GP_POINTS) {
-        /* halve the resolution: keep every other point, double the step */
-        size_t k = 0;
-        for (size_t i = 0; i < c->gp_len; i += 2)
-            c->gp[k++] = c->gp[i];
-        c->gp_len = k;
-        c->gp_step = c->gp_step ? c->gp_step * 2 : 1 + (p->x - c->gp[0].x) / (GP_POINTS / 4);
-    }
-    c->gp[c->gp_len++] = *p;
-}
-
-/* The gnuplot curves: per time step, the lowest and the highest state
- * (so that spikes and dips between two samples still show), in time order. */
-static void gp_event(struct conv *c, uint64_t t)
-{
-    uint64_t total = c->heap + c->extra;
-    if (!c->gp_open || total < c->gp_lo.total)
-        gp_sample(c, &c->gp_lo, t);
-    if (!c->gp_open || total > c->gp_hi.total)
-        gp_sample(c, &c->gp_hi, t);
-    c->gp_open = 1;
-    if (t >= c->gp_next) {
-        const struct gp_point *a = &c->gp_lo, *b = &c->gp_hi;
-        if (a->x > b->x)
-            a = &c->gp_hi, b = &c->gp_lo;
-        gp_commit(c, a);
-        if (b->x != a->x || b->total != a->total)
-            gp_commit(c, b);
-        c->gp_open = 0;
-        c->gp_next = t + c->gp_step;
-    }
+    if (c->sn.next_i == c->o.max_snapshots && !c->sn.ended)
+        c->sn.min_interval = cull(c);
+    c->sn.earliest = t + c->sn.min_interval;
 }
 
 /* A Normal snapshot attempt, after every event (and at start-up). */
 static void attempt(struct conv *c)
 {
     int64_t t = now(c);
-    if (c->pass != 2)
-        return;
-    if (t >= c->earliest)
-        take_snapshot(c, NORMAL, t, c->since_detailed == c->o.detailed_freq - 1);
-    if (c->gp)
-        gp_event(c, (uint64_t)t);
+    if (t >= c->sn.earliest)
+        take_snapshot(c, NORMAL, t, c->sn.since_detailed == c->o.detailed_freq - 1);
 }
 
-/* A Peak attempt: at every deallocation, before the memory goes.  Massif's
- * rule (beat the last peak by more than --peak-inaccuracy) decides the
- * intermediate peaks; the true maximum found by pass 1 is always taken. */
-static void peak_check(struct conv *c, uint64_t first_rec)
+/* A Peak attempt: at every deallocation, before the memory goes.  Pass 1
+ * notes the first check at each new largest total; in pass 2 Massif's rule
+ * (beat the last peak by more than --peak-inaccuracy) decides the
+ * intermediate peaks, and the check pass 1 chose is always taken.  Returns
+ * 1 and its time in *t when it is that exact peak. */
+static int peak_check(struct conv *c, uint64_t first_rec, int64_t *t)
 {
-    uint64_t total = c->heap + c->extra;
-    if (c->pass == 1) {
-        if (total > c->best_check) {
-            c->best_check = total;
-            c->best_check_ev = c->ev;
+    uint64_t total = c->p.heap + c->p.extra;
+    if (c->p.n == 1) {
+        if (total > c->p.best_check) {
+            c->p.best_check = total;
+            c->p.best_check_ev = c->p.ev;
         }
-        return;
+        return 0;
     }
-    int forced = c->ev == c->peak_ev;
-    uint64_t excess = (uint64_t)(((double)c->peak_total * c->o.peak_inaccuracy) / 100);
-    if (forced || (total > c->peak_total && total - c->peak_total > excess)) {
-        int64_t t = c->o.time_bytes ? (int64_t)c->time_b : (int64_t)first_rec;
-        take_snapshot(c, PEAK, t, 1);
-        if (forced && c->gp) {
-            gp_sample(c, &c->gp_peak, (uint64_t)t);
-            c->gp_have_peak = 1;
-        }
+    int forced = c->p.ev == c->peak_ev;
+    uint64_t excess = (uint64_t)(((double)c->sn.peak_total * c->o.peak_inaccuracy) / 100);
+    if (forced || (total > c->sn.peak_total && total - c->sn.peak_total > excess)) {
+        *t = c->o.time_bytes ? (int64_t)c->p.time_b : (int64_t)first_rec;
+        take_snapshot(c, PEAK, *t, 1);
     }
+    return forced;
 }
 
 /* ------------------------------------------------------------------ */
-/* Events, with Massif's accounting                                     */
+/* The gnuplot curves' samples (pass 2): the heap model's state after
+ * every event, thinned to at most GP_POINTS points. */
+
+static void gp_sample(struct conv *c, struct gp_point *p, uint64_t x)
+{
+    p->x = x;
+    p->heap = c->p.heap;
+    p->total = c->p.heap + c->p.extra;
+    p->rss = c->p.have_rss && c->p.rss > c->p.rss0 ? c->p.rss - c->p.rss0 : 0;
+    for (int k = 0; k < c->gp.n; k++)
+        p->site[k] = c->sites[c->gp.ids[k] - 1].live;
+}
+
+/* A Normal snapshot attempt, after every event (and at start-up). */
+static void gp_commit(struct conv *c, const struct gp_point *p)
+{
+    if (c->gp.len == GP_POINTS) {
+        /* halve the resolution: keep every other point, double the step */
+        size_t k = 0;
+        for (size_t i = 0; i < c->gp.len; i += 2)
+            c->gp.pt[k++] = c->gp.pt[i];
+        c->gp.len = k;
+        c->gp.step = c->gp.step ? c->gp.step * 2 : 1 + (p->x - c->gp.pt[0].x) / (GP_POINTS / 4);
+    }
+    c->gp.pt[c->gp.len++] = *p;
+}
+
+/* The gnuplot curves: per time step, the lowest and the highest state
+ * (so that spikes and dips between two samples still show), in time order. */
+static void gp_event(struct conv *c, uint64_t t)
+{
+    uint64_t total = c->p.heap + c->p.extra;
+    if (!c->gp.open || total < c->gp.lo.total)
+        gp_sample(c, &c->gp.lo, t);
+    if (!c->gp.open || total > c->gp.hi.total)
+        gp_sample(c, &c->gp.hi, t);
+    c->gp.open = 1;
+    if (t >= c->gp.next) {
+        const struct gp_point *a = &c->gp.lo, *b = &c->gp.hi;
+        if (a->x > b->x)
+            a = &c->gp.hi, b = &c->gp.lo;
+        gp_commit(c, a);
+        if (b->x != a->x || b->total != a->total)
+            gp_commit(c, b);
+        c->gp.open = 0;
+        c->gp.next = t + c->gp.step;
+    }
+}
+
+/* The exact peak is always a point of the curves. */
+static void gp_peak(struct conv *c, int64_t t)
+{
+    gp_sample(c, &c->gp.peak, (uint64_t)t);
+    c->gp.have_peak = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Heap model: Massif's accounting of useful and extra heap and of time,
+ * event by event (ev_alloc, ev_free, ev_realloc, called by the parser).
+ * Valgrind's block sizes first. */
+
+/* a + b, failing rather than come near 2^63 (time and totals are signed
+ * 64-bit in a Massif file). */
+static uint64_t add_chk(struct conv *c, uint64_t a, uint64_t b)
+{
+    if (b > (UINT64_C(1) << 62) - a || a > (UINT64_C(1) << 62))
+        tool_fail(&c->e, "byte counts overflow (sizes far beyond any real heap)");
+    return a + b;
+}
+
+/* Usable size Valgrind's allocator gives a fresh block of 'req' bytes. */
+static uint64_t usable(uint64_t req)
+{
+    if (req <= BIG_BLOCK)
+        return (req + 15) & ~(uint64_t)15;
+    return ((req + SB_OVERHEAD + PAGE - 1) & ~(uint64_t)(PAGE - 1)) - SB_OVERHEAD;
+}
+
+/* Slop of a fresh block of 'req' bytes from site id: none for a pool's
+ * blocks (Massif records VALGRIND_MALLOCLIKE_BLOCK with slop 0). */
+static uint64_t fresh_slop(const struct conv *c, uint64_t id, uint64_t req)
+{
+    return c->sites[id - 1].pool ? 0 : usable(req) - req;
+}
+
+static uint32_t abn_hash(const struct abn *a, uint64_t site, uint64_t size)
+{
+    uint64_t h = (site * UINT64_C(0x9E3779B97F4A7C15)) ^ (size * UINT64_C(0xC2B2AE3D27D4EB4F));
+    return (uint32_t)(h >> 32) & (a->nbuckets - 1);
+}
+
+static void abn_rehash(struct conv *c, uint32_t nb)
+{
+    struct abn *a = &c->p.abn;
+    uint32_t *head = calloc(nb, sizeof *head);
+    if (!head)
+        tool_fail(&c->e, "out of memory");
+    free(a->head);
+    a->head = head;
+    a->nbuckets = nb;
+    /* relink the live entries; the free list stays as it is */
+    for (uint32_t i = 0; i < a->cap; i++) {
+        if (a->e[i].site == 0)
+            continue;
+        uint32_t b = abn_hash(a, a->e[i].site, a->e[i].size);
+        a->e[i].next = head[b];
+        head[b] = i + 1;
+    }
+}
+
+/* Remember that a live block of 'site' and 'size' has 'excess' usable bytes
+ * beyond usable(size). */
+static void abn_put(struct conv *c, uint64_t site, uint64_t size, uint64_t excess)
+{
+    struct abn *a = &c->p.abn;
+    uint32_t i;
+    if (a->n >= ABN_MAX) {
+        a->dropped++;
+        return;
+    }
+    if (a->free_list) {
+        i = a->free_list - 1;
+        a->free_list = a->e[i].next;
+    } else {
+        if (a->cap == 0 || a->n == a->cap) {
+            uint32_t ncap = a->cap ? a->cap * 2 : 1024;
+            a->e = tool_realloc(&c->e, a->e, (size_t)ncap * sizeof *a->e);
+            memset(a->e + a->cap, 0, (size_t)(ncap - a->cap) * sizeof *a->e);
+            a->cap = ncap;
+        }
+        i = a->n; /* no free entries: the first n are all in use */
+    }
+    if (a->nbuckets == 0 || a->n + 1 > a->nbuckets)
+        abn_rehash(c, a->nbuckets ? a->nbuckets * 2 : 1024);
+    uint32_t b = abn_hash(a, site, size);
+    a->e[i].site = site;
+    a->e[i].size = size;
+    a->e[i].excess = excess;
+    a->e[i].next = a->head[b];
+    a->head[b] = i + 1;
+    a->n++;
+}
+
+/* Excess usable bytes of the block of 'site'/'size' being released: the
+ * most recently shrunk such block, or 0 if none is remembered. */
+static uint64_t abn_take(struct conv *c, uint64_t site, uint64_t size)
+{
+    struct abn *a = &c->p.abn;
+    if (a->n == 0)
+        return 0;
+    uint32_t *link = &a->head[abn_hash(a, site, size)];
+    while (*link) {
+        struct abn_entry *e = &a->e[*link - 1];
+        if (e->site == site && e->size == size) {
+            uint32_t i = *link - 1;
+            uint64_t x = e->excess;
+            *link = e->next;
+            e->site = 0;
+            e->next = a->free_list;
+            a->free_list = i + 1;
+            a->n--;
+            return x;
+        }
+        link = &e->next;
+    }
+    return 0;
+}
+
+/* The state changed (an event, or the start): the policy's Normal
+ * attempt and the curves' sample, in pass 2. */
+static void observe(struct conv *c)
+{
+    if (c->p.n != 2)
+        return;
+    attempt(c);
+    if (c->gp.pt)
+        gp_event(c, (uint64_t)now(c));
+}
+
+/* Before a deallocation: the policy's peak check; the exact peak is also
+ * a point of the curves. */
+static void before_release(struct conv *c, uint64_t first_rec)
+{
+    int64_t t;
+    if (peak_check(c, first_rec, &t) && c->gp.pt)
+        gp_peak(c, t);
+}
+
 
 static void add_time(struct conv *c, uint64_t before, uint64_t after)
 {
-    c->time_b = add_chk(c, c->time_b, before > after ? before - after : after - before);
-    if (c->time_b > (UINT64_C(1) << 62))
+    c->p.time_b = add_chk(c, c->p.time_b, before > after ? before - after : after - before);
+    if (c->p.time_b > (UINT64_C(1) << 62))
         tool_fail(&c->e, "time overflows");
 }
 
 static void after_event(struct conv *c, uint64_t first_rec, uint64_t nrecs)
 {
-    c->time_i = first_rec + nrecs;
-    c->ev++;
-    uint64_t total = c->heap + c->extra;
-    if (total > c->max_total)
-        c->max_total = total;
-    if (c->heap > c->max_heap)
-        c->max_heap = c->heap;
-    attempt(c);
+    c->p.time_i = first_rec + nrecs;
+    c->p.ev++;
+    uint64_t total = c->p.heap + c->p.extra;
+    if (total > c->p.max_total)
+        c->p.max_total = total;
+    if (c->p.heap > c->p.max_heap)
+        c->p.max_heap = c->p.heap;
+    observe(c);
 }
 
 static void ev_alloc(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
 {
     struct site *s = &c->sites[id - 1];
-    uint64_t before = c->heap + c->extra;
-    c->heap = add_chk(c, c->heap, size);
-    c->extra = add_chk(c, c->extra, c->o.heap_admin + fresh_slop(c, id, size));
-    c->nblocks++;
+    uint64_t before = c->p.heap + c->p.extra;
+    c->p.heap = add_chk(c, c->p.heap, size);
+    c->p.extra = add_chk(c, c->p.extra, c->o.heap_admin + fresh_slop(c, id, size));
+    c->p.nblocks++;
     s->live += size;
     s->blocks++;
     s->seen = 1;
     if (s->live > s->peak)
         s->peak = s->live;
-    add_time(c, before, c->heap + c->extra);
+    add_time(c, before, c->p.heap + c->p.extra);
     after_event(c, rec, 1);
 }
 
@@ -541,18 +589,18 @@ static uint64_t release_slop(struct conv *c, uint64_t id, uint64_t size)
 static void ev_free(struct conv *c, uint64_t id, uint64_t size, uint64_t rec)
 {
     struct site *s = &c->sites[id - 1];
-    peak_check(c, rec);
-    uint64_t before = c->heap + c->extra;
+    before_release(c, rec);
+    uint64_t before = c->p.heap + c->p.extra;
     uint64_t slop = release_slop(c, id, size);
-    if (c->extra < c->o.heap_admin + slop || c->heap < size)
+    if (c->p.extra < c->o.heap_admin + slop || c->p.heap < size)
         tool_fail(&c->e, "frees a block of %" PRIu64 " bytes that site %" PRIu64
              " never allocated", size, id);
-    c->heap -= size;
-    c->extra -= c->o.heap_admin + slop;
-    c->nblocks--;
+    c->p.heap -= size;
+    c->p.extra -= c->o.heap_admin + slop;
+    c->p.nblocks--;
     s->live -= size;
     s->blocks--;
-    add_time(c, before, c->heap + c->extra);
+    add_time(c, before, c->p.heap + c->p.extra);
     after_event(c, rec, 1);
 }
 
@@ -565,10 +613,10 @@ static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_size,
 {
     struct site *os = &c->sites[old_id - 1], *ns = &c->sites[new_id - 1];
     if (new_size < old_size)
-        peak_check(c, rec);
-    uint64_t before = c->heap + c->extra;
+        before_release(c, rec);
+    uint64_t before = c->p.heap + c->p.extra;
     uint64_t old_slop = release_slop(c, old_id, old_size), new_slop;
-    if (c->extra < old_slop || c->heap < old_size)
+    if (c->p.extra < old_slop || c->p.heap < old_size)
         tool_fail(&c->e, "reallocates a block of %" PRIu64 " bytes that site %" PRIu64
              " never allocated", old_size, old_id);
     if (new_size <= old_size + old_slop) {
@@ -579,8 +627,8 @@ static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_size,
     } else {
         new_slop = fresh_slop(c, new_id, new_size);
     }
-    c->heap = add_chk(c, c->heap - old_size, new_size);
-    c->extra = add_chk(c, c->extra - old_slop, new_slop);
+    c->p.heap = add_chk(c, c->p.heap - old_size, new_size);
+    c->p.extra = add_chk(c, c->p.extra - old_slop, new_slop);
     os->live -= old_size;
     os->blocks--;
     ns->live += new_size;
@@ -588,20 +636,20 @@ static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_size,
     ns->seen = 1;
     if (ns->live > ns->peak)
         ns->peak = ns->live;
-    add_time(c, before, c->heap + c->extra);
+    add_time(c, before, c->p.heap + c->p.extra);
     after_event(c, rec, 2);
 }
 
 static void flush_pending(struct conv *c)
 {
-    if (c->pend) {
-        c->pend = 0;
-        ev_free(c, c->pend_site, c->pend_size, c->pend_rec);
+    if (c->p.pend) {
+        c->p.pend = 0;
+        ev_free(c, c->p.pend_site, c->p.pend_size, c->p.pend_rec);
     }
 }
 
 /* ------------------------------------------------------------------ */
-/* Parsing                                                              */
+/* Parser: each record checked and turned into heap model events     */
 
 /* Up to 8 decimal digits at p, eight bytes at a time ("SWAR"): returns the
  * number of leading digits (0..8) and their value.  Needs 8 readable bytes
@@ -697,8 +745,8 @@ static void site_record(struct conv *c, const char *p)
     p += 2;
     if (!parse_u64(&p, &id) || *p != ' ')
         tool_fail(&c->e, "site record: expected '@ ID FUNC FILE LINE'");
-    if (id != c->ndef + 1)
-        tool_fail(&c->e, "site %" PRIu64 " defined out of order (expected %zu)", id, c->ndef + 1);
+    if (id != c->p.ndef + 1)
+        tool_fail(&c->e, "site %" PRIu64 " defined out of order (expected %zu)", id, c->p.ndef + 1);
     for (int k = 0; k < 3; k++) {
         tok[k] = ++p;
         while (*p != ' ' && *p != '\n')
@@ -712,11 +760,11 @@ static void site_record(struct conv *c, const char *p)
     for (const char *q = tok[2]; q < tend[2]; q++)
         if (*q < '0' || *q > '9')
             tool_fail(&c->e, "site record: LINE is not a decimal number");
-    if (c->pass == 2) {
+    if (c->p.n == 2) {
         /* the labels were made in pass 1 */
         if (id > c->nsites)
             tool_fail(&c->e, "trace changed while being read");
-        c->ndef++;
+        c->p.ndef++;
         return;
     }
     /* Massif shows the file name without its directory */
@@ -748,7 +796,7 @@ static void site_record(struct conv *c, const char *p)
     c->sites[c->nsites].label = lab;
     c->sites[c->nsites].flen = flen;
     c->nsites++;
-    c->ndef++;
+    c->p.ndef++;
 }
 
 /* "OP ID RECNO TOTAL SITE [MAXRSS]" */
@@ -759,7 +807,7 @@ static const char *op_record(struct conv *c, const char *p)
     p += 2;
     need_field(c, &p, &id, "ID", 0);
     p++;
-    if (c->pass == 1) {
+    if (c->p.n == 1) {
         need_field(c, &p, &recno, "RECNO", 0);
     } else {                    /* validated by pass 1: only skip it */
         p = skip_digits(p);
@@ -769,19 +817,19 @@ static const char *op_record(struct conv *c, const char *p)
     p++;
     need_field(c, &p, &total, "TOTAL", 0);
     p++;
-    if (c->pass == 1)
+    if (c->p.n == 1)
         need_field(c, &p, &site, "SITE", 1);
     else
         p = skip_digits(p);
     if (*p == ' ') {
         p++;
-        if (c->gp) {            /* only the gnuplot script uses MAXRSS */
+        if (c->gp.pt) {            /* only the gnuplot script uses MAXRSS */
             need_field(c, &p, &rss, "MAXRSS", 1);
-            if (!c->have_rss)
-                c->rss0 = rss;
-            c->have_rss = 1;
-            if (rss > c->rss)
-                c->rss = rss;
+            if (!c->p.have_rss)
+                c->p.rss0 = rss;
+            c->p.have_rss = 1;
+            if (rss > c->p.rss)
+                c->p.rss = rss;
         } else {
             const char *q = skip_digits(p);
             if (q == p || q - p > 19)
@@ -795,41 +843,41 @@ static const char *op_record(struct conv *c, const char *p)
         if (*p != '\n')
             tool_fail(&c->e, "trace changed while being read");
     }
-    if (id == 0 || id > c->ndef)
+    if (id == 0 || id > c->p.ndef)
         tool_fail(&c->e, "site %" PRIu64 " used before its '@' record", id);
-    if (c->pass == 1 && recno != c->nrec)
-        tool_fail(&c->e, "record number %" PRIu64 ", expected %" PRIu64, recno, c->nrec);
+    if (c->p.n == 1 && recno != c->p.nrec)
+        tool_fail(&c->e, "record number %" PRIu64 ", expected %" PRIu64, recno, c->p.nrec);
     if (total > MAX_BYTES)
         tool_fail(&c->e, "TOTAL %" PRIu64 " is beyond any real heap", total);
     struct site *s = &c->sites[id - 1];
     uint64_t size, expect;
     if (op == '+' || op == '>') {
-        if (total < c->prev_total)
+        if (total < c->p.prev_total)
             tool_fail(&c->e, "'%c' record: TOTAL went down (%" PRIu64 " -> %" PRIu64 ")",
-                 op, c->prev_total, total);
-        size = total - c->prev_total;
+                 op, c->p.prev_total, total);
+        size = total - c->p.prev_total;
         /* the site's live bytes after this record; a pending '<' of the same
          * site has not been applied yet */
-        uint64_t base = s->live - (c->pend && c->pend_site == id ? c->pend_size : 0);
+        uint64_t base = s->live - (c->p.pend && c->p.pend_site == id ? c->p.pend_size : 0);
         expect = base + size;
     } else {
-        if (total > c->prev_total)
+        if (total > c->p.prev_total)
             tool_fail(&c->e, "'%c' record: TOTAL went up (%" PRIu64 " -> %" PRIu64 ")",
-                 op, c->prev_total, total);
-        size = c->prev_total - total;
-        uint64_t live = s->live - (c->pend && c->pend_site == id ? c->pend_size : 0);
-        if (s->blocks - (c->pend && c->pend_site == id) == 0)
+                 op, c->p.prev_total, total);
+        size = c->p.prev_total - total;
+        uint64_t live = s->live - (c->p.pend && c->p.pend_site == id ? c->p.pend_size : 0);
+        if (s->blocks - (c->p.pend && c->p.pend_site == id) == 0)
             tool_fail(&c->e, "'%c' record: site %" PRIu64 " has no live block", op, id);
         if (live < size)
             tool_fail(&c->e, "'%c' record: frees %" PRIu64 " bytes but site %" PRIu64
                  " holds only %" PRIu64, op, size, id, live);
         expect = live - size;
     }
-    if (c->pass == 1 && site != expect)
+    if (c->p.n == 1 && site != expect)
         tool_fail(&c->e, "SITE is %" PRIu64 " but the replay gives %" PRIu64 " for site %" PRIu64,
              site, expect, id);
-    uint64_t rec = c->nrec++;
-    c->prev_total = total;
+    uint64_t rec = c->p.nrec++;
+    c->p.prev_total = total;
     const char *next = p + 1;
     switch (op) {
     case '+':
@@ -842,15 +890,15 @@ static const char *op_record(struct conv *c, const char *p)
         break;
     case '<':
         flush_pending(c);
-        c->pend = 1;
-        c->pend_site = id;
-        c->pend_size = size;
-        c->pend_rec = rec;
+        c->p.pend = 1;
+        c->p.pend_site = id;
+        c->p.pend_size = size;
+        c->p.pend_rec = rec;
         break;
     case '>':
-        if (c->pend) {
-            c->pend = 0;
-            ev_realloc(c, c->pend_site, c->pend_size, id, size, c->pend_rec);
+        if (c->p.pend) {
+            c->p.pend = 0;
+            ev_realloc(c, c->p.pend_site, c->p.pend_size, id, size, c->p.pend_rec);
         } else {
             ev_alloc(c, id, size, rec);     /* realloc(NULL, n) */
         }
@@ -861,7 +909,7 @@ static const char *op_record(struct conv *c, const char *p)
 
 static void fail_tail(struct conv *c)
 {
-    c->e.line = c->tail_first_line;
+    c->e.line = c->p.tail_first_line;
     tool_fail(&c->e, "not a trace record (only the last two lines may be other text)");
 }
 
@@ -872,9 +920,9 @@ static void pool_record(struct conv *c, const char *p)
     uint64_t id;
     if (!parse_u64(&p, &id) || *p != '\n')
         tool_fail(&c->e, "#pool record: expected '#pool ID'");
-    if (id == 0 || id > c->ndef)
+    if (id == 0 || id > c->p.ndef)
         tool_fail(&c->e, "#pool record: site %" PRIu64 " has no '@' record before it", id);
-    if (c->pass == 2)
+    if (c->p.n == 2)
         return;
     if (c->sites[id - 1].seen)
         tool_fail(&c->e, "#pool record: site %" PRIu64 " already has blocks", id);
@@ -887,7 +935,7 @@ static void pool_record(struct conv *c, const char *p)
 static void cmd_record(struct conv *c, const char *p, const char *bufend)
 {
     const char *end = memchr(p, '\n', (size_t)(bufend - p));
-    if (c->pass == 2 || c->cmd || end == p)
+    if (c->p.n == 2 || c->cmd || end == p)
         return;
     c->cmd = tool_realloc(&c->e, NULL, (size_t)(end - p) + 1);
     tool_decode(c->cmd, p, end);
@@ -911,7 +959,7 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
         int ch = p[0];
         if (ch != '\n' && p[1] == ' ' &&
             (ch == '+' || ch == '-' || ch == '<' || ch == '>' || ch == '@')) {
-            if (c->tail_n)
+            if (c->p.tail_n)
                 fail_tail(c);
             if (ch != '@') {
                 p = op_record(c, p);
@@ -919,16 +967,16 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
             }
             site_record(c, p);
         } else if (ch == '#') {   /* metadata: no tail line */
-            if (c->tail_n)
+            if (c->p.tail_n)
                 fail_tail(c);
             meta_record(c, p, end);
         } else {
             /* not a record: must be one of the two tail lines */
-            if (c->tail_n == 0) {
-                c->tail_first_line = c->e.line;
+            if (c->p.tail_n == 0) {
+                c->p.tail_first_line = c->e.line;
                 flush_pending(c);
             }
-            if (++c->tail_n > 2)
+            if (++c->p.tail_n > 2)
                 fail_tail(c);
         }
         p = memchr(p, '\n', (size_t)(end - p));
@@ -965,9 +1013,9 @@ static void run_pass(struct conv *c, struct input *in)
         while (last > in->mem && last[-1] != '\n')
             last--;
         parse_lines(c, in->mem, last);
-        c->truncated_line = last != end;
+        c->p.truncated_line = last != end;
         if (last != end && !cut_record(last, (size_t)(end - last)))
-            c->truncated_line = 0, c->tail_n++;    /* a tail line without newline */
+            c->p.truncated_line = 0, c->p.tail_n++;    /* a tail line without newline */
         return;
     }
     size_t have = 0;
@@ -1001,9 +1049,9 @@ static void run_pass(struct conv *c, struct input *in)
         have -= (size_t)(last - in->buf);
         memmove(in->buf, last, have);
     }
-    c->truncated_line = have > 0;
+    c->p.truncated_line = have > 0;
     if (have > 0 && !cut_record(in->buf, have))
-        c->truncated_line = 0, c->tail_n++;
+        c->p.truncated_line = 0, c->p.tail_n++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1052,8 +1100,8 @@ static void write_massif(struct conv *c, FILE *f, const char *cmd)
     tool_put_escaped(f, cmd, "#");
     fprintf(f, "\n" MASSIF_TIME_UNIT " %s\n", c->o.time_bytes ? "B" : "i");
     uint64_t (*g)[2] = tool_realloc(&c->e, NULL, (c->nsites + 1) * sizeof *g);
-    for (unsigned i = 0; i < c->next_i; i++) {
-        const struct snap *s = &c->snaps[i];
+    for (unsigned i = 0; i < c->sn.next_i; i++) {
+        const struct snap *s = &c->sn.snaps[i];
         fprintf(f, MASSIF_SEP "\n" MASSIF_SNAPSHOT "=%u\n" MASSIF_SEP "\n"
                 MASSIF_TIME "=%" PRId64 "\n" MASSIF_HEAP "=%" PRIu64 "\n"
                 MASSIF_EXTRA "=%" PRIu64 "\n" MASSIF_STACKS "=0\n" MASSIF_TREE "=%s\n",
@@ -1082,7 +1130,7 @@ static void gp_row(FILE *f, const struct conv *c, const struct gp_point *p, doub
 {
     fprintf(f, "%.6g %.6g %.6g %.6g", (double)p->x / xd, (double)p->total / yd,
             (double)p->heap / yd, (double)p->rss / yd);
-    for (int k = 0; k < c->gp_n; k++)
+    for (int k = 0; k < c->gp.n; k++)
         fprintf(f, " %.6g", (double)p->site[k] / yd);
     fputc('\n', f);
 }
@@ -1137,13 +1185,13 @@ struct gp_axes { double xd, yd; const char *yu; char xlabel[64]; };
 static void gp_axes(const struct conv *c, struct gp_axes *a)
 {
     uint64_t ymax = 1, xmax = 1;
-    for (size_t i = 0; i < c->gp_len; i++) {
-        if (c->gp[i].total > ymax) ymax = c->gp[i].total;
-        if (c->gp[i].rss > ymax) ymax = c->gp[i].rss;
-        if (c->gp[i].x > xmax) xmax = c->gp[i].x;
+    for (size_t i = 0; i < c->gp.len; i++) {
+        if (c->gp.pt[i].total > ymax) ymax = c->gp.pt[i].total;
+        if (c->gp.pt[i].rss > ymax) ymax = c->gp.pt[i].rss;
+        if (c->gp.pt[i].x > xmax) xmax = c->gp.pt[i].x;
     }
-    if (c->gp_have_peak && c->gp_peak.total > ymax)
-        ymax = c->gp_peak.total;
+    if (c->gp.have_peak && c->gp.peak.total > ymax)
+        ymax = c->gp.peak.total;
     a->yu = unit_for(ymax, &a->yd);
     if (c->o.time_bytes) {
         snprintf(a->xlabel, sizeof a->xlabel, "time (%s allocated + freed)",
@@ -1158,17 +1206,17 @@ static void gp_axes(const struct conv *c, struct gp_axes *a)
 /* The samples in time order, with the exact peak merged in. */
 static void gp_data(const struct conv *c, FILE *f, const struct gp_axes *a)
 {
-    int peak_done = !c->gp_have_peak;
+    int peak_done = !c->gp.have_peak;
     fputs("$mtrace << EOD\n", f);
-    for (size_t i = 0; i < c->gp_len; i++) {
-        if (!peak_done && c->gp_peak.x <= c->gp[i].x) {
-            gp_row(f, c, &c->gp_peak, a->xd, a->yd);
+    for (size_t i = 0; i < c->gp.len; i++) {
+        if (!peak_done && c->gp.peak.x <= c->gp.pt[i].x) {
+            gp_row(f, c, &c->gp.peak, a->xd, a->yd);
             peak_done = 1;
         }
-        gp_row(f, c, &c->gp[i], a->xd, a->yd);
+        gp_row(f, c, &c->gp.pt[i], a->xd, a->yd);
     }
     if (!peak_done)
-        gp_row(f, c, &c->gp_peak, a->xd, a->yd);
+        gp_row(f, c, &c->gp.peak, a->xd, a->yd);
     fputs("EOD\n", f);
 }
 
@@ -1199,7 +1247,7 @@ static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char
     char *t = tool_realloc(&c->e, NULL, n + 96);
     strcpy(t, trace);
     shorten(t, 64, 1);
-    sprintf(t + strlen(t), ": peak %.4g %s (heap + extra)", (double)c->max_total / a.yd, a.yu);
+    sprintf(t + strlen(t), ": peak %.4g %s (heap + extra)", (double)c->p.max_total / a.yd, a.yu);
     fputs("set title ", f);
     gp_quote(f, t);
     free(t);
@@ -1213,11 +1261,11 @@ static void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char
           "set format y '%g'\nset format x '%g'\n"
           "plot $mtrace using 1:2 with lines linewidth 4 linecolor '#99AACC' title 'total (heap + extra)', \\\n"
           "     $mtrace using 1:3 with lines linewidth 1 linecolor 'black' title 'useful heap'", f);
-    if (c->have_rss)
+    if (c->p.have_rss)
         fputs(", \\\n     $mtrace using 1:4 with lines dashtype 2 linecolor 'gray50' title 'max RSS - RSS at start'", f);
-    for (int k = 0; k < c->gp_n; k++) {
+    for (int k = 0; k < c->gp.n; k++) {
         fprintf(f, ", \\\n     $mtrace using 1:%d with lines linecolor '%s' title ", 5 + k, gp_colour[k]);
-        gp_site_title(c, f, c->gp_ids[k]);
+        gp_site_title(c, f, c->gp.ids[k]);
     }
     fputc('\n', f);
 }
@@ -1232,42 +1280,33 @@ static void gp_choose(struct conv *c)
     size_t n = 0;
     for (size_t i = 0; i < c->nsites; i++)
         if (c->sites[i].peak > 0 &&
-            (double)c->sites[i].peak * 100 >= (double)c->max_heap * c->o.threshold) {
+            (double)c->sites[i].peak * 100 >= (double)c->p.max_heap * c->o.threshold) {
             v[n][0] = c->sites[i].peak;
             v[n][1] = i + 1;
             n++;
         }
     qsort(v, n, sizeof *v, grp_cmp);
-    c->gp_n = n < GP_MAX_SITES ? (int)n : GP_MAX_SITES;
-    for (int k = 0; k < c->gp_n; k++)
-        c->gp_ids[k] = v[k][1];
+    c->gp.n = n < GP_MAX_SITES ? (int)n : GP_MAX_SITES;
+    for (int k = 0; k < c->gp.n; k++)
+        c->gp.ids[k] = v[k][1];
     free(v);
 }
 
 /* ------------------------------------------------------------------ */
 /* The conversion                                                       */
 
-static void reset_replay(struct conv *c)
+/* Start pass n: what a pass builds (struct pass, the sites' live bytes)
+ * starts from zero here, and only here. */
+static void begin_pass(struct conv *c, int n)
 {
-    c->nrec = 0;
-    c->prev_total = 0;
-    c->rss = c->rss0 = 0;
-    c->have_rss = 0;
-    c->tail_n = 0;
-    c->pend = 0;
-    c->ndef = 0;
+    free(c->p.abn.e);
+    free(c->p.abn.head);
+    memset(&c->p, 0, sizeof c->p);
+    c->p.n = n;
     for (size_t i = 0; i < c->nsites; i++) {
         c->sites[i].live = c->sites[i].blocks = 0;
         c->sites[i].seen = 0;
     }
-    c->heap = c->extra = c->nblocks = 0;
-    c->time_b = c->time_i = 0;
-    c->ev = 0;
-    free(c->abn.e);
-    free(c->abn.head);
-    memset(&c->abn, 0, sizeof c->abn);
-    c->max_total = c->max_heap = 0;
-    c->truncated_line = 0;
 }
 
 static void free_conv(struct conv *c)
@@ -1276,14 +1315,115 @@ static void free_conv(struct conv *c)
         free(c->sites[i].label);
     free(c->sites);
     free(c->cmd);
-    free(c->abn.e);
-    free(c->abn.head);
-    if (c->snaps)
+    free(c->p.abn.e);
+    free(c->p.abn.head);
+    if (c->sn.snaps)
         for (unsigned i = 0; i < c->o.max_snapshots; i++)
-            free(c->snaps[i].tree);
-    free(c->snaps);
-    free(c->tmp_ids);
-    free(c->gp);
+            free(c->sn.snaps[i].tree);
+    free(c->sn.snaps);
+    free(c->sn.tmp_ids);
+    free(c->gp.pt);
+}
+
+/* Where pass 1 says the exact peak is: at the first peak check (free or
+ * shrinking realloc) where the total is the largest, else after the last
+ * record; nowhere if the heap never holds a byte. */
+static void plan_peak(struct conv *c)
+{
+    c->peak_ev = UINT64_MAX;
+    c->peak_at_end = 0;
+    if (c->p.max_total == 0)
+        return;
+    if (c->p.best_check == c->p.max_total) {
+        c->peak_ev = c->p.best_check_ev;
+    } else {                    /* the check after the last event */
+        c->peak_ev = c->p.ev;
+        c->peak_at_end = 1;
+    }
+}
+
+/* The one warning for a trace without its tail or with its last line cut. */
+static void warn_truncated(struct conv *c)
+{
+    int no_tail = c->p.tail_n == 0, cut = c->p.truncated_line;
+    c->truncated = no_tail || cut;
+    if (!c->o.quiet && c->truncated)
+        fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": warning: trace is truncated (%s); "
+                "converting the %" PRIu64 " complete records\n", c->e.file,
+                c->e.line + (uint64_t)cut, cut ? "last line cut short" : "no gnuplot tail",
+                c->p.nrec);
+}
+
+/* Pass 1: validate, find the largest totals, the sites' peaks and where
+ * the exact peak goes. */
+static void pass1(struct conv *c, struct input *in)
+{
+    begin_pass(c, 1);
+    run_pass(c, in);
+    flush_pending(c);
+    c->events1 = c->p.ev;
+    c->nrec1 = c->p.nrec;
+    plan_peak(c);
+    warn_truncated(c);
+}
+
+/* Read the input again from its start (a pipe: from the copy pass 1 made). */
+static void rewind_input(struct conv *c, struct input *in)
+{
+    if (in->fd < 0)
+        return;
+    if (in->spool) {
+        fflush(in->spool);
+        if (ferror(in->spool))
+            tool_fail(&c->e, "cannot write the temporary copy of the input");
+        in->rfd = fileno(in->spool);
+    }
+    if (lseek(in->rfd, 0, SEEK_SET) != 0)
+        tool_fail(&c->e, "cannot rewind: %s", strerror(errno));
+    in->spooling = 0;   /* the copy is now the source */
+}
+
+/* The snapshot policy starts empty: Massif's start-up state. */
+static void policy_init(struct conv *c)
+{
+    memset(&c->sn, 0, sizeof c->sn);
+    c->sn.snaps = calloc(c->o.max_snapshots, sizeof *c->sn.snaps);
+    c->sn.tmp_ids = malloc((c->nsites ? c->nsites : 1) * sizeof *c->sn.tmp_ids);
+    if (!c->sn.snaps || !c->sn.tmp_ids)
+        tool_fail(&c->e, "out of memory");
+}
+
+/* The gnuplot samples start empty, with the sites to draw chosen from
+ * pass 1's peaks (before pass 2 starts). */
+static void samples_init(struct conv *c)
+{
+    memset(&c->gp, 0, sizeof c->gp);
+    gp_choose(c);
+    c->gp.pt = malloc(GP_POINTS * sizeof *c->gp.pt);
+    if (!c->gp.pt)
+        tool_fail(&c->e, "out of memory");
+}
+
+/* Pass 2: the same replay, taking Massif's snapshots (and the samples). */
+static void pass2(struct conv *c, struct input *in, int samples)
+{
+    rewind_input(c, in);
+    if (samples)                /* the sites from pass 1's peaks */
+        samples_init(c);
+    begin_pass(c, 2);
+    policy_init(c);
+    observe(c);                 /* Massif's start-up snapshot, at time 0 */
+    run_pass(c, in);
+    flush_pending(c);
+    if (c->p.ev != c->events1 || c->p.nrec != c->nrec1)
+        tool_fail(&c->e, "trace changed while being read");
+    c->sn.ended = 1;
+    if (c->peak_at_end)
+        before_release(c, c->p.nrec); /* as if the program freed its heap at exit */
+    if (c->gp.pt) {             /* the final state ends the curves */
+        c->gp.next = 0;
+        gp_event(c, (uint64_t)now(c));
+    }
 }
 
 /* Convert the input; write the Massif file to 'out' and, if 'gpf' is not
@@ -1297,77 +1437,15 @@ static int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
         free_conv(c);
         return 1;
     }
-    /* pass 1: validate, find the peak, the sites' peaks */
-    c->pass = 1;
-    run_pass(c, in);
-    flush_pending(c);
-    c->events1 = c->ev;
-    c->nrec1 = c->nrec;
-    if (c->max_total == 0) {
-        c->peak_ev = UINT64_MAX;
-        c->peak_at_end = 0;
-    } else if (c->best_check == c->max_total) {
-        c->peak_ev = c->best_check_ev;   /* first deallocation at the max */
-        c->peak_at_end = 0;
-    } else {
-        c->peak_ev = c->ev;              /* the max is never followed by a free: */
-        c->peak_at_end = 1;              /* check once more after the last event */
-    }
-    int no_tail = c->tail_n == 0, cut = c->truncated_line;
-    c->truncated = no_tail || cut;
-    uint64_t lines = c->e.line + (uint64_t)cut;
-    if (!c->o.quiet && (no_tail || cut))
-        fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": warning: trace is truncated (%s); "
-                "converting the %" PRIu64 " complete records\n", c->e.file, lines,
-                cut ? "last line cut short" : "no gnuplot tail", c->nrec);
-    if (gpf) {
-        gp_choose(c);
-        c->gp = malloc(GP_POINTS * sizeof *c->gp);
-        if (!c->gp)
-            tool_fail(&c->e, "out of memory");
-    }
-
-    /* pass 2: the snapshots */
-    if (in->fd >= 0) {
-        if (in->spool) {
-            fflush(in->spool);
-            if (ferror(in->spool))
-                tool_fail(&c->e, "cannot write the temporary copy of the input");
-            in->rfd = fileno(in->spool);
-        }
-        if (lseek(in->rfd, 0, SEEK_SET) != 0)
-            tool_fail(&c->e, "cannot rewind: %s", strerror(errno));
-        in->spooling = 0;   /* the copy is now the source */
-    }
-    reset_replay(c);
-    c->pass = 2;
-    c->snaps = calloc(c->o.max_snapshots, sizeof *c->snaps);
-    c->tmp_ids = malloc((c->nsites ? c->nsites : 1) * sizeof *c->tmp_ids);
-    if (!c->snaps || !c->tmp_ids)
-        tool_fail(&c->e, "out of memory");
-    c->earliest = 0;
-    c->min_interval = 0;
-    c->since_detailed = 0;
-    c->peak_total = 0;
-    attempt(c);                 /* Massif's start-up snapshot, at time 0 */
-    run_pass(c, in);
-    flush_pending(c);
-    if (c->ev != c->events1 || c->nrec != c->nrec1)
-        tool_fail(&c->e, "trace changed while being read");
-    c->ended = 1;
-    if (c->peak_at_end)
-        peak_check(c, c->nrec); /* as if the program freed its heap at exit */
-    if (c->gp) {                /* the final state ends the curves */
-        c->gp_next = 0;
-        gp_event(c, (uint64_t)now(c));
-    }
+    pass1(c, in);
+    pass2(c, in, gpf != NULL);
     write_massif(c, out, c->cmd ? c->cmd : trace);
     if (gpf)
         write_gnuplot(c, gpf, trace, out_name);
-    if (!c->o.quiet && c->abn.dropped)
+    if (!c->o.quiet && c->p.abn.dropped)
         fprintf(stderr, "mtrace2massif: %s: warning: %" PRIu64 " blocks shrunk in place by "
                 "realloc were not remembered; extra-heap may be high by their slack\n",
-                c->e.file, c->abn.dropped);
+                c->e.file, c->p.abn.dropped);
     free_conv(c);
     return 0;
 }
@@ -1800,10 +1878,10 @@ static int convert_one(const struct opts *o, struct job *j)
         /* the replay's own figures: the largest useful heap (the tracer's
          * "max traced memory size"), the largest useful + extra (the
          * Massif file's peak snapshot), what is live after the last record */
-        j->v[0] = c->max_heap;
-        j->v[1] = c->max_total;
-        j->v[2] = c->heap;
-        j->v[3] = c->nrec;
+        j->v[0] = c->p.max_heap;
+        j->v[1] = c->p.max_total;
+        j->v[2] = c->p.heap;
+        j->v[3] = c->p.nrec;
         j->truncated = c->truncated;
     }
 done:

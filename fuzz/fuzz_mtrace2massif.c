@@ -138,12 +138,12 @@ static void check_ranks(const uint8_t *d, size_t n, const struct conv *c, int rc
     }
     j[0].rc = rc;
     j[0].truncated = c->truncated;
-    j[0].v[0] = c->max_heap;
-    j[0].v[1] = c->max_total;
-    j[0].v[2] = c->heap;
-    j[0].v[3] = c->nrec;
+    j[0].v[0] = c->p.max_heap;
+    j[0].v[1] = c->p.max_total;
+    j[0].v[2] = c->p.heap;
+    j[0].v[3] = c->p.nrec;
     /* what the table relies on: live <= peak <= peak + extra */
-    if (rc == 0 && (c->heap > c->max_heap || c->max_heap > c->max_total))
+    if (rc == 0 && (c->p.heap > c->p.max_heap || c->p.max_heap > c->p.max_total))
         abort();
     j[1] = j[0];
     j[1].trace = name2;
