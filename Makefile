@@ -87,6 +87,8 @@ bench:
 	bench/run.sh
 bench-quick:
 	bench/run.sh --quick
+bench-build:
+	LUA_SRC="$(LUA_SRC)" bench/build.sh
 .PHONY: bench bench-quick
 # --- end bench ---
 
