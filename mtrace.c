@@ -56,18 +56,24 @@
 #define MTRACE_LIBC(ret, name, args, sym) extern ret name args MTRACE_SYM_(sym)
 
 MTRACE_LIBC(long, mtrace_write, (int, const void *, size_t), write);
+MTRACE_LIBC(long, mtrace_read, (int, void *, size_t), read);
 MTRACE_LIBC(int, mtrace_close, (int), close);
 MTRACE_LIBC(int, mtrace_ftruncate, (int, long), ftruncate);
 MTRACE_LIBC(int, mtrace_getpid, (void), getpid);
+MTRACE_LIBC(unsigned, mtrace_geteuid, (void), geteuid);
+MTRACE_LIBC(int, mtrace_sigmask, (int, const sigset_t *, sigset_t *), pthread_sigmask);
+MTRACE_LIBC(int, mtrace_setcancelstate, (int, int *), pthread_setcancelstate);
 MTRACE_LIBC(char *, mtrace_getcwd, (char *, size_t), getcwd);
-MTRACE_LIBC(void, mtrace_exit_now, (int), _exit);
+MTRACE_LIBC(void, mtrace_exit_now, (int), _exit) __attribute__((__noreturn__));
+MTRACE_LIBC(void, mtrace_libc__Exit, (int), _Exit) __attribute__((__noreturn__));
+MTRACE_LIBC(void, mtrace_libc_quick_exit, (int), quick_exit) __attribute__((__noreturn__));
+MTRACE_LIBC(int, mtrace_nanosleep, (const struct timespec *, struct timespec *), nanosleep);
+MTRACE_LIBC(int, mtrace_clock_gettime, (int, struct timespec *), clock_gettime);
 MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
 MTRACE_LIBC(char *, mtrace_getenv, (const char *), secure_getenv);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
 MTRACE_LIBC(char *, mtrace_libc_strdup, (const char *), strdup);
 MTRACE_LIBC(char *, mtrace_libc_strndup, (const char *, size_t), strndup);
-MTRACE_LIBC(void *, mtrace_libc_aligned_alloc, (size_t, size_t), aligned_alloc);
-MTRACE_LIBC(int, mtrace_libc_posix_memalign, (void **, size_t, size_t), posix_memalign);
 MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 
 /* The C library's allocator.  On glibc the program also defines malloc,
@@ -107,12 +113,43 @@ MTRACE_LIBC(void *, mtrace_libc_valloc, (size_t), valloc);
 MTRACE_LIBC(void *, mtrace_libc_memalign, (size_t, size_t), memalign);
 MTRACE_LIBC(void *, mtrace_libc_pvalloc, (size_t), pvalloc);
 #endif
+#ifdef MTRACE_INTERPOSE
+/* The program's aligned_alloc and posix_memalign are ours (see the
+   interposers): the C library's, reached through __libc_memalign with
+   the checks glibc makes. */
+static void *mtrace_libc_aligned_alloc(size_t align, size_t n)
+{
+    if (align == 0 || (align & (align - 1))) {
+        errno = EINVAL;
+        return 0;
+    }
+    return mtrace_libc_memalign(align, n);
+}
+
+static int mtrace_libc_posix_memalign(void **pp, size_t align, size_t n)
+{
+    void *p;
+    int saved = errno;
+    if (align % sizeof(void *) || (align & (align - 1)) || align == 0)
+        return EINVAL;
+    if (!(p = mtrace_libc_memalign(align, n)))
+        return ENOMEM;
+    errno = saved;
+    *pp = p;
+    return 0;
+}
+#else
+MTRACE_LIBC(void *, mtrace_libc_aligned_alloc, (size_t, size_t), aligned_alloc);
+MTRACE_LIBC(int, mtrace_libc_posix_memalign, (void **, size_t, size_t), posix_memalign);
+#endif
 
 enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
 #define MTRACE_BUFSIZE 65536        /* trace buffer; one write(2) when half full */
 #define MTRACE_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
 #define MTRACE_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
 #define MTRACE_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
+#define MTRACE_FLUSH_MS 100         /* records wait in memory at most this long while
+                                       the program writes (SIGKILL loses only them) */
 #define MTRACE_ROWS 20              /* summary rows before "N more sites" */
 
 /* A block the program got from a traced call, in 16 bytes: its address,
@@ -159,6 +196,12 @@ struct mtrace_state {
     int state __attribute__((aligned(64)));
     int interposed __attribute__((aligned(64)));
     int child, trace_broken, incomplete, exit_status;
+    int tracing;                /* level 1 and the trace not given up: records go to buf */
+    struct mtrace_pending *forking;     /* the thread in fork(): it holds the lock */
+    size_t passed;              /* calls from signal handlers let through untraced */
+    long flush_ms;              /* when the buffer was last written (monotonic, ms) */
+    int trace_written;          /* the trace got its tail: the report shows how to draw it */
+    int fifo;                   /* the trace is a FIFO: its reader may go away */
     int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
     int forked;                 /* this process has forked: name it */
     int nofollow;               /* the trace name is the default one */
@@ -214,19 +257,24 @@ static MTRACE_HOT void mtrace_lock(void)
     int spins = 0;
     if (mtrace_single_threaded)
         return;
-    while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
+        if (mt.forking == &mtrace_pending)
+            return;             /* another atfork handler allocating: see fork */
         do {
             if (++spins % 2 == 0)
                 mtrace_sched_yield();
             else
                 MTRACE_PAUSE();
         } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
+    }
 }
 
 static MTRACE_HOT void mtrace_unlock(void)
 {
-    if (!mtrace_single_threaded)
+    if (!mtrace_single_threaded && !(mt.forking && mt.forking == &mtrace_pending))
         __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mtrace_pending.busy = 0;
 }
 
 /* The tracer's own memory comes from mmap: never from the allocator it
@@ -341,31 +389,82 @@ static void mtrace_set_rss(size_t rss)
 /* ---- the trace file ---- */
 
 static int mtrace_fd_ok(void);
-static void mtrace_warn(const char *what, const char *path, int err);
+static void mtrace_warn(const char *what, const char *path, const char *why);
+static void mtrace_open_trace(void);
+
+/* Around the tracer's I/O, which may run with its lock held: no
+   cancellation (write and open are cancellation points, and a thread
+   cancelled there would die holding the lock), and no SIGPIPE (a FIFO
+   whose reader went away must not kill the program: the write fails with
+   EPIPE, and a SIGPIPE that this write raised is taken back). */
+struct mtrace_io { int cancel; sigset_t mask; int pipe_was_pending; };
+
+static void mtrace_io_begin(struct mtrace_io *io)
+{
+    sigset_t pipe, pending;
+    mtrace_setcancelstate(1 /* PTHREAD_CANCEL_DISABLE */, &io->cancel);
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    mtrace_sigmask(SIG_BLOCK, &pipe, &io->mask);
+    io->pipe_was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+static void mtrace_io_end(struct mtrace_io *io, int broke_pipe)
+{
+    static const struct timespec now = { 0, 0 };
+    sigset_t pipe;
+    int ignored;
+    if (broke_pipe && !io->pipe_was_pending) {
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        sigtimedwait(&pipe, 0, &now);
+    }
+    mtrace_sigmask(SIG_SETMASK, &io->mask, 0);
+    mtrace_setcancelstate(io->cancel, &ignored);
+}
+
+/* Milliseconds of a coarse monotonic clock (read from the vDSO, a few
+   nanoseconds; async-signal-safe). */
+static long mtrace_now_ms(void)
+{
+    struct timespec t;
+    if (mtrace_clock_gettime(6 /* CLOCK_MONOTONIC_COARSE */, &t) != 0)
+        return 0;
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 /* Writes the committed part of the buffer.  A signal handler may run this
    between two records of the interrupted thread: `len` only ever covers
    complete records, and `flushed` says what is already out. */
 static void mtrace_flush(void)
 {
-    int fd = mt.fd;
-    if (fd >= 0 && mt.flushed < mt.len)
-        fd = mtrace_fd_ok() ? mt.fd : -1;
+    struct mtrace_io io;
+    int fd = mt.fd, broke_pipe = 0;
+    if (fd < 0 || mt.flushed >= mt.len) {
+        mt.len = mt.flushed = 0;
+        return;
+    }
+    mtrace_io_begin(&io);
+    fd = mtrace_fd_ok() ? mt.fd : -1;
     while (fd >= 0 && mt.flushed < mt.len) {
         size_t from = mt.flushed;
         long w = mtrace_write(fd, mt.buf + from, mt.len - from);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            mtrace_warn("cannot write the trace file ", mt.path, w < 0 ? errno : ENOSPC);
+            broke_pipe = w < 0 && errno == EPIPE;
+            mtrace_warn("cannot write the trace file ", mt.path,
+                        broke_pipe ? "its reader went away" : strerror(w < 0 ? errno : ENOSPC));
             pmtrace.fd = mt.fd = -1;
             mtrace_close(fd);
             break;
         }
         mt.flushed = from + (size_t)w;
     }
+    mtrace_io_end(&io, broke_pipe);
     mt.len = 0;
     mt.flushed = 0;
+    mt.flush_ms = mtrace_now_ms();
 }
 
 static MTRACE_HOT void mtrace_commit(char *end)
@@ -397,7 +496,13 @@ static char *mtrace_put_name(char *o, const char *s)
 /* "@ ID FUNC FILE LINE": written just before the first record using ID. */
 static void mtrace_put_site(struct mtrace_sitestat *s)
 {
-    char *o = mt.buf + mt.len;
+    char *o;
+    if (mt.fd < 0) {            /* the first record: a process that writes */
+        mtrace_open_trace();    /* none creates no file */
+        if (!mt.tracing)
+            return;
+    }
+    o = mt.buf + mt.len;
     s->id = ++mt.nids;
     *o++ = '@';
     *o++ = ' ';
@@ -429,9 +534,7 @@ static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, size_t s
         if (rss > mt.maxrss)
             mtrace_set_rss(rss);
     }
-    if (mt.fd >= 0) {
-        if (!s->id)
-            mtrace_put_site(s);
+    if (mt.tracing && (s->id || (mtrace_put_site(s), mt.tracing))) {
         o = mt.buf + mt.len;
         *o++ = (char)op;
         *o++ = ' ';
@@ -449,6 +552,8 @@ static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, size_t s
         *o++ = '\n';
         mtrace_commit(o);
         mtrace_next_recno();
+        if (mt.len && mtrace_now_ms() - mt.flush_ms >= MTRACE_FLUSH_MS)
+            mtrace_flush();
     }
     pmtrace.nr = ++mt.nr;
 }
@@ -706,6 +811,7 @@ static MTRACE_HOT int mtrace_live(struct mtrace_block *b)
 /* ---- start and end ---- */
 
 static void mtrace_finish(void);
+static void mtrace_put_gnuplot(void);
 #ifdef MTRACE_INTERPOSE
 MTRACE_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
 MTRACE_LIBC(void, mtrace_sym_free, (void *), free);
@@ -727,23 +833,80 @@ static void mtrace_on_exit(int status, void *arg)
     }
 }
 
-/* A fatal signal: get the completed records out, then die of the signal
-   with its default action, so the exit status and core dump are the
-   program's. */
+/* Takes the lock for an exit that skips the usual path (a signal, _exit):
+   1 if this thread has it, now or already (the signal interrupted the
+   tracer here: only whole records are committed).  Another thread inside
+   the tracer gets 100 ms to leave; after that the trace is given up
+   rather than written twice.  Async-signal-safe. */
+static int mtrace_lock_to_leave(void)
+{
+    static const struct timespec ms = { 0, 1000000 };
+    int tries;
+    if (mtrace_pending.busy || mtrace_single_threaded)
+        return 1;
+    for (tries = 0; tries < 100; tries++) {
+        if (!__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
+            return 1;
+        mtrace_nanosleep(&ms, 0);
+    }
+    return 0;
+}
+
+/* The trace out, whole, for a process about to end without mtrace_finish:
+   the lock stays taken (other threads wait until the process is gone), so
+   that no record is written twice or cut. */
+static void mtrace_write_out(void)
+{
+    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) != MTRACE_READY || !mtrace_lock_to_leave())
+        return;
+    mtrace_pending.busy = 1;
+    __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
+    if (mt.fd >= 0) {
+        mtrace_flush();
+        mtrace_put_gnuplot();
+        mtrace_flush();
+    }
+    mt.tracing = 0;
+}
+
+/* A signal whose default action ends the process: name the traced call
+   it interrupted, if any (a crash in free() is the program's bug, seen
+   there), get the records out, then die of the signal with its default
+   action, so that the exit status and core dump are the program's. */
 static void mtrace_on_signal(int sig)
 {
+    struct mtrace_site *at = mtrace_pending.call_site;
     struct sigaction dfl;
-    mtrace_flush();
+    if (mtrace_pending.call && (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL)) {
+        char line[2 * MTRACE_NAMEMAX + 128];
+        int n = snprintf(line, sizeof line, "%s:%d: note: the program died in %s() called here (in %s)\n",
+                         at ? at->file : "<unknown>", at ? at->line : 0, mtrace_pending.call, at ? at->func : "?");
+        mtrace_write_all(2, line, n < (int)sizeof line ? (size_t)n : sizeof line - 1);
+    }
+    mtrace_write_out();
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, 0);
     raise(sig);
 }
 
+/* Every catchable signal whose default action ends the process, where the
+   program left that default: the handler above saves the trace and
+   re-raises.  Installed at every level (a crash is named at every level),
+   so that sigaction shows the program the same thing whatever the level;
+   a handler the program installs replaces ours. */
 static void mtrace_catch_signals(void)
 {
-    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
-                                SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ };
+    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT,
+                                SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ, SIGUSR1, SIGUSR2,
+                                SIGALRM, SIGPROF, SIGVTALRM, SIGIO, SIGSYS, SIGTRAP,
+#ifdef SIGSTKFLT
+                                SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+                                SIGPWR,
+#endif
+                              };
     unsigned i;
     for (i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction old, sa;
@@ -771,35 +934,53 @@ static long mtrace_mpi_rank(void)
     return -1;
 }
 
-/* Appends s to the path being built, within its bounds. */
-static char *mtrace_append(char *o, const char *s, size_t n)
+/* A bounded writer: every name the runtime builds goes through it, and
+   what does not fit is noticed (`cut`), never written past the end. */
+struct mtrace_out { char *o, *end; int cut; };
+
+static void mtrace_out(struct mtrace_out *w, const char *s, size_t n)
 {
-    char *end = mt.path + sizeof mt.path - 32;
-    while (n-- > 0 && *s && o < end)
-        *o++ = *s++;
-    return o;
+    if ((size_t)(w->end - w->o) < n) {
+        n = (size_t)(w->end - w->o);
+        w->cut = 1;
+    }
+    memcpy(w->o, s, n);
+    w->o += n;
+}
+
+static void mtrace_out_u(struct mtrace_out *w, size_t v)
+{
+    char digits[24];
+    mtrace_out(w, digits, (size_t)(mtrace_put_u(digits, v) - digits));
 }
 
 /* mt.path: $MTRACE or "mtrace", with %p the pid and %q{VAR} the value of
    $VAR (as Massif's --massif-out-file), made absolute (the gnuplot lines
    must work from any directory), plus "-r" for MPI rank r > 0, plus
-   ".PID" for a forked child whose name has no %p. */
-static void mtrace_set_path(void)
+   ".PID" for a forked child whose name has no %p.  0, with a warning, for
+   a name that does not fit or has a control character (the gnuplot tail
+   could not name it on one line): never a cut or different file. */
+static int mtrace_set_path(void)
 {
     const char *name = mtrace_getenv("MTRACE"), *v, *close;
-    char *o = mt.path, var[256];
+    struct mtrace_out w;
+    char var[256];
     int has_pid = 0;
+    w.o = mt.path;
+    w.end = mt.path + sizeof mt.path - 1;
+    w.cut = 0;
     mt.nofollow = !name || !*name;
     if (mt.nofollow)
         name = "mtrace";
-    if (name[0] != '/' && mtrace_getcwd(mt.path, sizeof mt.path - 64)) {
-        o += strlen(mt.path);
-        if (o > mt.path + 1)
-            *o++ = '/';
+    if (name[0] != '/') {
+        if (!mtrace_getcwd(mt.path, sizeof mt.path - 1))
+            w.cut = 1;
+        else if ((w.o += strlen(mt.path)) > mt.path + 1)
+            mtrace_out(&w, "/", 1);
     }
-    for (; *name; name++) {
+    for (; *name && !w.cut; name++) {
         if (name[0] == '%' && name[1] == 'p') {
-            o = mtrace_put_u(o, (size_t)mt.pid);
+            mtrace_out_u(&w, (size_t)mt.pid);
             has_pid = 1;
             name++;
         } else if (name[0] == '%' && name[1] == 'q' && name[2] == '{'
@@ -807,31 +988,55 @@ static void mtrace_set_path(void)
             memcpy(var, name + 3, (size_t)(close - name - 3));
             var[close - name - 3] = 0;
             if ((v = mtrace_getenv(var)))
-                o = mtrace_append(o, v, strlen(v));
+                mtrace_out(&w, v, strlen(v));
             name = close;
         } else
-            o = mtrace_append(o, name, 1);
+            mtrace_out(&w, name, 1);
     }
     if (mt.rank > 0) {
-        *o++ = '-';
-        o = mtrace_put_u(o, (size_t)mt.rank);
+        mtrace_out(&w, "-", 1);
+        mtrace_out_u(&w, (size_t)mt.rank);
     }
     if (mt.child && !has_pid) {
-        *o++ = '.';
-        o = mtrace_put_u(o, (size_t)mt.pid);
+        mtrace_out(&w, ".", 1);
+        mtrace_out_u(&w, (size_t)mt.pid);
     }
-    *o = 0;
+    *w.o = 0;
+    if (w.cut) {
+        mt.path[0] = 0;
+        mtrace_warn("the trace file's name", "", "longer than 4095 bytes");
+        return 0;
+    }
+    for (v = mt.path; *v; v++)
+        if ((unsigned char)*v < ' ' || *v == 0x7f) {
+            mtrace_warn("the trace file's name has a control character: ", mt.path, "refused");
+            return 0;
+        }
+    return 1;
 }
 
-static void mtrace_warn(const char *what, const char *path, int err)
+/* One line on stderr, and the trace is given up: the summary goes on. */
+static void mtrace_warn(const char *what, const char *path, const char *why)
 {
+    char shown[256];
+    size_t n = strnlen(path, sizeof shown - 4);
+    memcpy(shown, path, n);
+    if (path[n])
+        memcpy(shown + n, "...", 4);
+    else
+        shown[n] = 0;
+    for (n = 0; shown[n]; n++)
+        if ((unsigned char)shown[n] < ' ' || shown[n] == 0x7f)
+            shown[n] = '?';
     mtrace_say("*** MTRACE: ");
     mtrace_say(what);
-    mtrace_say(path);
+    mtrace_say(shown);
     mtrace_say(": ");
-    mtrace_say(strerror(err));
+    mtrace_say(why);
     mtrace_say(": no trace, summary only\n");
     mt.trace_broken = 1;
+    mt.tracing = 0;
+    mt.len = mt.flushed = 0;
 }
 
 /* Moves the descriptor out of the program's way (a high number, close on
@@ -852,44 +1057,123 @@ static int mtrace_keep_fd(int fd)
     return fd;
 }
 
-/* Opens the trace.  The file is locked while this process writes it: a
-   program started by this one (system(), exec after fork) that traces
-   under the same name finds the lock and writes NAME.PID instead of
-   truncating our trace.  The default name is never followed through a
-   symbolic link; a name the user gave is. */
+/* May the trace go to this open file?  The default name only to a
+   regular file of this user (another user's file or FIFO planted there
+   gets nothing); a name the user gave to a regular file or a FIFO; and
+   never to the program's own standard input, output or error
+   (MTRACE=/dev/stdout would mix the trace into the program's output). */
+static const char *mtrace_unfit(int fd)
+{
+    struct stat st, io;
+    int i;
+    if ((fd >= 0 ? fstat(fd, &st) : (mt.nofollow ? lstat : stat)(mt.path, &st)) != 0)
+        return fd >= 0 || errno != ENOENT ? strerror(errno) : 0;    /* to be created */
+    if (fd < 0 && mt.nofollow && S_ISLNK(st.st_mode))
+        return "a symbolic link (not followed)";
+    if (mt.nofollow && (!S_ISREG(st.st_mode) || st.st_uid != mtrace_geteuid()))
+        return "not a regular file of this user (set MTRACE to choose a name)";
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return "not a regular file or a FIFO";
+    for (i = 0; i <= 2; i++)
+        if (fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
+            return "the program's own standard input, output or error";
+    mt.fifo = S_ISFIFO(st.st_mode);
+    return 0;
+}
+
+/* The same, before the file is opened: a name that cannot take the trace
+   is refused at once (and a forked child derives no NAME.PID from it). */
+static int mtrace_path_fits(void)
+{
+    const char *unfit = mtrace_unfit(-1);
+    if (unfit)
+        mtrace_warn("the trace file ", mt.path, unfit);
+    return !unfit;
+}
+
+/* "#cmd ARGS": the program's command line, escaped like FUNC and FILE, as
+   the trace's first line (mtrace2massif's cmd:, gnuplot skips it). */
+static void mtrace_put_cmd(void)
+{
+    char args[2048], *o = mt.buf + mt.len, *a;
+    long n = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = mtrace_read(fd, args, sizeof args - 1);
+        mtrace_close(fd);
+    }
+    if (n <= 0)
+        return;
+    args[n] = 0;
+    memcpy(o, "#cmd", 4);
+    o += 4;
+    for (a = args; a < args + n; a += strlen(a) + 1) {
+        *o++ = ' ';
+        o = mtrace_put_name(o, a);
+    }
+    *o++ = '\n';
+    mtrace_commit(o);
+}
+
+/* Opens the trace, at the first record.  The file is locked while this
+   process writes it: a program started by this one (system(), exec after
+   fork) that traces under the same name finds the lock and writes
+   NAME.PID instead of truncating our trace.  The default name is never
+   followed through a symbolic link and never waited on (a FIFO planted
+   there); a name the user gave is followed. */
 static void mtrace_open_trace(void)
 {
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mt.nofollow ? O_NOFOLLOW : 0);
-    int fd, tries;
-    struct stat st;
-    mtrace_set_path();
-    pmtrace.fname = mt.path;
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mt.nofollow ? O_NOFOLLOW | O_NONBLOCK : 0);
+    int fd = -1, tries;
+    const char *unfit;
+    struct mtrace_io io;
+    if (!mt.tracing)
+        return;
+    mtrace_io_begin(&io);
     for (tries = 0; tries < 2; tries++) {
-        fd = open(mt.path, flags, 0666);
+        while ((fd = open(mt.path, flags, 0666)) < 0 && errno == EINTR)
+            ;                   /* a FIFO waits for its reader; signals may come */
         if (fd < 0) {
-            mtrace_warn("cannot open the trace file ", mt.path, errno);
-            return;
+            mtrace_warn("cannot open the trace file ", mt.path,
+                        errno == ELOOP && mt.nofollow ? "a symbolic link (not followed)" : strerror(errno));
+            break;
+        }
+        if ((unfit = mtrace_unfit(fd))) {
+            mtrace_warn("the trace file ", mt.path, unfit);
+            mtrace_close(fd);
+            fd = -1;
+            break;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
             break;
         mtrace_close(fd);
         fd = -1;
         if (!tries) {
-            char *o = mt.path + strlen(mt.path);
-            *o++ = '.';
-            *mtrace_put_u(o, (size_t)mt.pid) = 0;
-        }
+            struct mtrace_out w;
+            w.o = mt.path + strlen(mt.path);
+            w.end = mt.path + sizeof mt.path - 1;
+            w.cut = 0;
+            mtrace_out(&w, ".", 1);
+            mtrace_out_u(&w, (size_t)mt.pid);
+            *w.o = 0;
+            if (w.cut) {
+                mtrace_warn("trace file in use: ", mt.path, "and NAME.PID does not fit");
+                break;
+            }
+        } else
+            mtrace_warn("trace file in use: ", mt.path, strerror(EBUSY));
     }
-    if (fd < 0) {
-        mtrace_warn("trace file in use: ", mt.path, EBUSY);
-        return;
-    }
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && mtrace_ftruncate(fd, 0) != 0) {
-        mtrace_warn("cannot truncate the trace file ", mt.path, errno);
+    if (fd >= 0 && (fcntl(fd, F_SETFL, O_WRONLY) != 0
+                    || (!mt.fifo && mtrace_ftruncate(fd, 0) != 0))) {
+        mtrace_warn("cannot truncate the trace file ", mt.path, strerror(errno));
         mtrace_close(fd);
-        return;
+        fd = -1;
     }
-    pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
+    if (fd >= 0) {
+        pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
+        mtrace_put_cmd();
+    }
+    mtrace_io_end(&io, 0);
 }
 
 /* Before each write: is our descriptor still our file?  If the program
@@ -909,7 +1193,7 @@ static int mtrace_fd_ok(void)
     if (fd >= 0)
         mtrace_close(fd);
     pmtrace.fd = mt.fd = -1;
-    mtrace_warn("lost the trace file ", mt.path, fd >= 0 ? ESTALE : errno);
+    mtrace_warn("lost the trace file ", mt.path, strerror(fd >= 0 ? ESTALE : errno));
     return 0;
 }
 
@@ -917,15 +1201,25 @@ static int mtrace_fd_ok(void)
    traces what it does itself, from zero: its own file (see mtrace_set_path),
    its own totals and leaks; the blocks it inherited are not its own
    (freeing them is silent, they are never its leaks). */
-static void mtrace_fork_prepare(void) { mtrace_lock(); }
+/* Prepare handlers run in reverse order of registration: one registered
+   before ours may run after it and allocate.  The forking thread holds
+   the lock from here to the parent or child handler, and passes through
+   it meanwhile (mtrace_lock, mtrace_unlock). */
+static void mtrace_fork_prepare(void)
+{
+    mtrace_lock();
+    mt.forking = &mtrace_pending;
+}
 static void mtrace_fork_parent(void)
 {
     mt.forked = 1;
+    mt.forking = 0;
     mtrace_unlock();
 }
 static void mtrace_fork_child(void)
 {
     unsigned i;
+    mt.forking = 0;
     mt.len = mt.flushed = 0;
     mt.pid = mtrace_getpid();
     mt.child = 1;
@@ -948,8 +1242,9 @@ static void mtrace_fork_child(void)
     if (mt.fd >= 0) {
         mtrace_close(mt.fd);
         pmtrace.fd = mt.fd = -1;
-        mtrace_open_trace();
     }
+    if (mt.tracing)             /* its own file, opened at its first record */
+        mt.tracing = mtrace_set_path() && mtrace_path_fits();
     mtrace_publish();
     /* Released by hand: the child has one thread, and if glibc already says
        so, mtrace_unlock would leave the word taken for its first thread. */
@@ -1063,18 +1358,16 @@ static void mtrace_init(void)
     mt.pid = mtrace_getpid();
     mt.keep_going = mtrace_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mtrace_getenv("MTRACE_DOUBLE_FREE"), "continue");
     mt.rank = mtrace_mpi_rank();
-    if (mt.level == 1)
-        mtrace_open_trace();
-    if (mt.fd >= 0)
-        mt.overhead += sizeof mt.buf;
+    pmtrace.fname = mt.path;
+    if (mt.level == 1 && (mt.tracing = mtrace_set_path() && mtrace_path_fits()))
+        mt.overhead += sizeof mt.buf;   /* the file is opened at the first record */
     mtrace_set_rss(mt.startrss = mtrace_rss());
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
     mtrace_pin_self();
     on_exit(mtrace_on_exit, 0);
     mtrace_atfork(mtrace_fork_prepare, mtrace_fork_parent, mtrace_fork_child);
-    if (mt.fd >= 0)
-        mtrace_catch_signals();
+    mtrace_catch_signals();
     mtrace_grow_sites();
     mtrace_make_room(&mt.heap);
     mtrace_publish();
@@ -1132,6 +1425,12 @@ static MTRACE_HOT int mtrace_lock_ready(void)
 {
     if (!mtrace_ready())
         return 0;
+    if (mtrace_pending.busy) {  /* a signal handler interrupted us here */
+        __atomic_add_fetch(&mt.passed, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    mtrace_pending.busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mtrace_lock();
     if (mt.state == MTRACE_READY)
         return 1;
@@ -1155,7 +1454,7 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
     char msg[3 * MTRACE_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
     unsigned bad = mtrace_site_index(by);
     struct mtrace_sitestat *s = &mt.sites[bad];
-    o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s of a block already freed (in %s)\n",
+    o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s (in %s)\n",
                   bad ? s->file : "<unknown>", bad ? s->line : 0, what, bad ? s->func : "?");
     if (o < end)
         o = mtrace_place(o, end, mtrace_b_site(b), "the block was allocated here");
@@ -1167,6 +1466,7 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
     mtrace_flush();
     mtrace_unlock();
     mtrace_write_all(2, msg, (size_t)(o - msg));
+    mtrace_pending.call = 0;            /* the abort is ours: no "died in" note */
     if (!mt.keep_going)
         abort();
 }
@@ -1201,17 +1501,20 @@ static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *))
     return order;
 }
 
-/* A gnuplot string: double quotes, with \\ and \" escaped. */
+/* A gnuplot string that gnuplot cannot interpret: single quotes, in which
+   only a doubled quote means anything (in double quotes gnuplot runs
+   `backquoted` text as a shell command).  A control character, which
+   would end the line, shows as '?'. */
 static char *mtrace_put_quoted(char *o, const char *s)
 {
     const char *end = s + strnlen(s, MTRACE_NAMEMAX);
-    *o++ = '"';
+    *o++ = '\'';
     for (; s < end; s++) {
-        if (*s == '"' || *s == '\\')
-            *o++ = '\\';
-        *o++ = *s;
+        if (*s == '\'')
+            *o++ = '\'';
+        *o++ = (unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s;
     }
-    *o++ = '"';
+    *o++ = '\'';
     return o;
 }
 
@@ -1226,13 +1529,13 @@ static void mtrace_put_gnuplot(void)
     unsigned i, n = 0, *order = mtrace_sorted_sites(mtrace_by_peak);
     o += sprintf(o, "set title ");
     o = mtrace_put_quoted(o, mt.path);
-    o += sprintf(o, " noenhanced; set xlabel \"trace record\"; set ylabel \"memory\"; "
-                    "set format y \"%%.1b %%BB\"; set key left top noenhanced; set grid");
+    o += sprintf(o, " noenhanced; set xlabel 'trace record'; set ylabel 'memory'; "
+                    "set format y '%%.1b %%BB'; set key left top noenhanced; set grid");
     for (i = 0; order && i < mt.nsorted && i < CURVES; i++)
         o += sprintf(o, "; mt%u=0", mt.sites[order[i]].id);
     o += sprintf(o, "\nplot ");
     o = mtrace_put_quoted(o, mt.path);
-    o += sprintf(o, " u 3:($6-%lu) w steps t \"max RSS - start RSS\", \"\" u 3:4 w steps lw 2 t \"total\"",
+    o += sprintf(o, " u 3:($6-%lu) w steps t 'max RSS - start RSS', '' u 3:4 w steps lw 2 t 'total'",
                  (unsigned long)mt.startrss);
     for (i = 0; order && i < mt.nsorted && n < CURVES; i++) {
         struct mtrace_sitestat *s = &mt.sites[order[i]];
@@ -1240,7 +1543,7 @@ static void mtrace_put_gnuplot(void)
         if (!s->id || s->peak == 0 || s->peak * 100 < mt.max)
             break;
         snprintf(title, sizeof title, "%.1000s (%.1000s:%d)", s->func, s->file, s->line);
-        o += sprintf(o, ", \"\" u 3:(strcol(1) ne \"@\" && $2==%u ? (mt%u=$5) : mt%u) w steps t ",
+        o += sprintf(o, ", '' u 3:(strcol(1) ne '@' && $2==%u ? (mt%u=$5) : mt%u) w steps t ",
                      s->id, s->id, s->id);
         o = mtrace_put_quoted(o, title);
         n++;
@@ -1250,6 +1553,53 @@ static void mtrace_put_gnuplot(void)
     mtrace_commit(o);
 }
 
+/* The number of threads of the process (/proc), 0 if unknown. */
+static long mtrace_threads(void)
+{
+    char status[4096], *t;
+    long n = 0;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = mtrace_read(fd, status, sizeof status - 1);
+        mtrace_close(fd);
+    }
+    if (n <= 0)
+        return 0;
+    status[n] = 0;
+    t = strstr(status, "\nThreads:");
+    return t ? strtol(t + 9, 0, 10) : 0;
+}
+
+/* prefix s suffix as one shell word, into dst (4 * their length + 3
+   bytes): as it is when it holds only characters no shell interprets,
+   else in single quotes, each ' written '\'' (copy and paste safe). */
+static void mtrace_shell_word(char *dst, const char *prefix, const char *s, const char *suffix)
+{
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+,:=@%-";
+    const char *parts[3];
+    const char *c;
+    int i, plain = 1;
+    parts[0] = prefix;
+    parts[1] = s;
+    parts[2] = suffix;
+    for (i = 0; i < 3; i++)
+        for (c = parts[i]; *c; c++)
+            plain = plain && strchr(safe, *c);
+    if (!plain)
+        *dst++ = '\'';
+    for (i = 0; i < 3; i++)
+        for (c = parts[i]; *c; c++) {
+            if (*c == '\'' && !plain) {
+                memcpy(dst, "'\\''", 4);
+                dst += 4;
+            } else
+                *dst++ = *c;
+        }
+    if (!plain)
+        *dst++ = '\'';
+    *dst = 0;
+}
+
 /* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
    in one go so that several processes do not interleave mid-line.  When
    there are several processes (MPI ranks, fork) each line says whose it
@@ -1257,6 +1607,9 @@ static void mtrace_put_gnuplot(void)
    the "file:line: error:" form that editors and CI read. */
 static int mtrace_report(void)
 {
+    enum { QUOTED = 4 * sizeof mt.path + 64 };
+    char *q;
+    long threads;
     size_t cap = 8192 + (size_t)MTRACE_ROWS * (2 * MTRACE_NAMEMAX + 64), leaks = 0;
     char *out = (char *)mtrace_pages(cap), *o, *end;
     char who[64] = "", tag[64] = "";
@@ -1292,8 +1645,14 @@ static int mtrace_report(void)
         mtrace_unpages(order, mt.maxsites * sizeof *order);
         if (mt.incomplete)
             MTRACE_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
-        if (mt.level == 1 && !mt.trace_broken)
-            MTRACE_OUT("%s*** MTRACE: To get a graph use: tail -n 2 %s | gnuplot -persist\n", who, mt.path);
+        if (mt.trace_written && (q = (char *)mtrace_pages(QUOTED * 3))) {
+            mtrace_shell_word(q, "--gnuplot=", mt.path, ".gp");
+            mtrace_shell_word(q + QUOTED, "", mt.path, "");
+            mtrace_shell_word(q + 2 * QUOTED, "", mt.path, ".gp");
+            MTRACE_OUT("%s*** MTRACE: To get a graph use: mtrace2massif %s %s && gnuplot -persist %s\n",
+                       who, q, q + QUOTED, q + 2 * QUOTED);
+            mtrace_unpages(q, QUOTED * 3);
+        }
     }
     order = mtrace_sorted_sites(mtrace_by_live);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
@@ -1307,6 +1666,12 @@ static int mtrace_report(void)
         leaks++;
     }
     mtrace_unpages(order, mt.maxsites * sizeof *order);
+    if (leaks && (threads = mtrace_threads()) > 1)
+        MTRACE_OUT("%s*** MTRACE: note: %ld other thread%s still running at exit: "
+                   "the blocks they held count as leaks\n", who, threads - 1, threads > 2 ? "s were" : " was");
+    if (mt.passed && mt.level <= 2)
+        MTRACE_OUT("%s*** MTRACE: %lu calls made by signal handlers inside the tracer were not traced\n",
+                   who, (unsigned long)mt.passed);
     if (mt.double_frees)
         MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
@@ -1340,10 +1705,12 @@ static void mtrace_finish(void)
         mtrace_flush();
         mtrace_put_gnuplot();
         mtrace_flush();
+        mt.trace_written = mt.fd >= 0;
         if (mt.fd >= 0)
             mtrace_close(mt.fd);
         pmtrace.fd = mt.fd = -1;
     }
+    mt.tracing = 0;
     mtrace_unlock();
     bad = mtrace_report();
     if (bad && mt.exit_status == 0) {
@@ -1422,7 +1789,7 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, int first)
         if (mtrace_live(b))
             return mtrace_move(b, p, n, d);
         if (b->addr && mt.interposed) {
-            mtrace_double_free(b, d, "realloc");    /* continuing: the call does nothing */
+            mtrace_double_free(b, d, "double free: realloc of a block already freed");  /* continuing: nothing */
             return 0;
         }
         mtrace_unlock();
@@ -1430,29 +1797,45 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, int first)
     return mtrace_traced(mtrace_libc_realloc(p, n), n, d, first);
 }
 
+/* The traced call under way on this thread, for the note that names it
+   if the program dies inside (mtrace_on_signal): two stores per call. */
+static MTRACE_HOT struct mtrace_site *mtrace_enter(const char *call, struct mtrace_site *d)
+{
+    mtrace_pending.call_site = d;
+    mtrace_pending.call = call;
+    return d;
+}
+
+static MTRACE_HOT void *mtrace_leave(void *result)
+{
+    mtrace_pending.call = 0;
+    return result;
+}
+
 MTRACE_API void *mtrace_malloc(size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)n);
-    return mtrace_traced(mtrace_libc_malloc(n), n, d, '+');
+    struct mtrace_site *d = mtrace_enter("malloc", mtrace_take((uintptr_t)n));
+    return mtrace_leave(mtrace_traced(mtrace_libc_malloc(n), n, d, '+'));
 }
 
 MTRACE_API void *mtrace_calloc(size_t n, size_t size)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)n);
-    return mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, '+');
+    struct mtrace_site *d = mtrace_enter("calloc", mtrace_take((uintptr_t)n));
+    return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, '+'));
 }
 
 MTRACE_API void *mtrace_realloc(void *p, size_t n)
 {
-    return mtrace_resize(p, n, mtrace_take((uintptr_t)p), '>');
+    struct mtrace_site *d = mtrace_enter("realloc", mtrace_take((uintptr_t)p));
+    return mtrace_leave(mtrace_resize(p, n, d, '>'));
 }
 
 MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)p);
+    struct mtrace_site *d = mtrace_enter("reallocarray", mtrace_take((uintptr_t)p));
     if (size && n > (size_t)-1 / size)
-        return mtrace_libc_reallocarray(p, n, size);    /* NULL, ENOMEM */
-    return mtrace_resize(p, n * size, d, '+');
+        return mtrace_leave(mtrace_libc_reallocarray(p, n, size));  /* NULL, ENOMEM */
+    return mtrace_leave(mtrace_resize(p, n * size, d, '+'));
 }
 
 /* A block given back at `by`: closes it and says 1 (hand it to its
@@ -1467,7 +1850,7 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     if (b && mtrace_live(b))
         mtrace_drop(t, b, by, '-');
     else if (b && b->addr && trust) {
-        mtrace_double_free(b, by, "free");
+        mtrace_double_free(b, by, "double free of a block");
         return 0;
     }
     mtrace_unlock();
@@ -1476,8 +1859,9 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
 
 MTRACE_API void mtrace_free(void *p)
 {
-    if (mtrace_release(&mt.heap, p, mtrace_take((uintptr_t)p), mt.interposed))
+    if (mtrace_release(&mt.heap, p, mtrace_enter("free", mtrace_take((uintptr_t)p)), mt.interposed))
         mtrace_libc_free(p);
+    mtrace_leave(0);
 }
 
 #ifdef MTRACE_RUNTIME           /* see mtrace_entry_points_ours */
@@ -1487,16 +1871,16 @@ static void mtrace_own_free_(void *) __attribute__((alias("mtrace_free")));
 
 MTRACE_API char *mtrace_strdup(const char *s)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)s);
+    struct mtrace_site *d = mtrace_enter("strdup", mtrace_take((uintptr_t)s));
     char *p = mtrace_libc_strdup(s);
-    return (char *)mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+');
+    return (char *)mtrace_leave(mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+'));
 }
 
 MTRACE_API char *mtrace_strndup(const char *s, size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)s);
+    struct mtrace_site *d = mtrace_enter("strndup", mtrace_take((uintptr_t)s));
     char *p = mtrace_libc_strndup(s, n);
-    return (char *)mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+');
+    return (char *)mtrace_leave(mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+'));
 }
 
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
@@ -1533,6 +1917,31 @@ MTRACE_API void *mtrace_pvalloc(size_t n)
     return mtrace_traced(mtrace_libc_pvalloc(n), n, d, '+');
 }
 #endif
+
+/* _exit, _Exit and quick_exit from traced code: the program's exit
+   handlers are skipped, and so is the report, but the trace is written
+   out whole, with its tail (a forked child that ends with _exit leaves a
+   complete trace).  The status is the program's. */
+MTRACE_API void mtrace__exit(int status)
+{
+    mtrace_write_out();
+    mtrace_exit_now(status);
+}
+
+MTRACE_API void mtrace__Exit(int status)
+{
+    mtrace_write_out();
+    mtrace_libc__Exit(status);
+}
+
+MTRACE_API void mtrace_quick_exit(int status)
+{
+    mtrace_write_out();
+    if (!mtrace_single_threaded)        /* quick_exit's own handlers may allocate */
+        __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+    mtrace_pending.busy = 0;
+    mtrace_libc_quick_exit(status);
+}
 
 #ifdef MTRACE_INTERPOSE
 /* ---- interposers: the program's own malloc, calloc, realloc and free ----
@@ -1593,6 +2002,42 @@ MTRACE_API void mtrace_sym_free(void *p)
     if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY)
         mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0);
     mtrace_libc_free(p);
+}
+
+/* The aligned ones too: glibc serves them without its malloc, so an
+   address freed by traced code may come back through them, and its
+   tombstone must go (or a later traced free of it would look double). */
+MTRACE_API void *mtrace_sym_memalign(size_t align, size_t n) MTRACE_SYM_(memalign);
+MTRACE_API void *mtrace_sym_memalign(size_t align, size_t n)
+{
+    return mtrace_forget(mtrace_libc_memalign(align, n));
+}
+
+MTRACE_API void *mtrace_sym_aligned_alloc(size_t align, size_t n) MTRACE_SYM_(aligned_alloc);
+MTRACE_API void *mtrace_sym_aligned_alloc(size_t align, size_t n)
+{
+    return mtrace_forget(mtrace_libc_aligned_alloc(align, n));
+}
+
+MTRACE_API int mtrace_sym_posix_memalign(void **pp, size_t align, size_t n) MTRACE_SYM_(posix_memalign);
+MTRACE_API int mtrace_sym_posix_memalign(void **pp, size_t align, size_t n)
+{
+    int err = mtrace_libc_posix_memalign(pp, align, n);
+    if (err == 0)
+        mtrace_forget(*pp);
+    return err;
+}
+
+MTRACE_API void *mtrace_sym_valloc(size_t n) MTRACE_SYM_(valloc);
+MTRACE_API void *mtrace_sym_valloc(size_t n)
+{
+    return mtrace_forget(mtrace_libc_valloc(n));
+}
+
+MTRACE_API void *mtrace_sym_pvalloc(size_t n) MTRACE_SYM_(pvalloc);
+MTRACE_API void *mtrace_sym_pvalloc(size_t n)
+{
+    return mtrace_forget(mtrace_libc_pvalloc(n));
 }
 #endif
 

@@ -179,6 +179,11 @@ struct mtrace_pending {
     struct mtrace_site *site[4];
     unsigned top;
     struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN */
+    /* the runtime's own, per thread: */
+    int busy;                      /* inside the tracer (a signal handler's
+                                      call then passes through untraced) */
+    const char *call;              /* the traced call under way ("free"), */
+    struct mtrace_site *call_site; /* and its site: named if the program dies */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));
@@ -214,6 +219,9 @@ MTRACE_PUBLIC_ void *mtrace_memalign(size_t, size_t);
 MTRACE_PUBLIC_ void *mtrace_pvalloc(size_t);
 MTRACE_PUBLIC_ void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace_freelike(void *p, struct mtrace_site *site);
+MTRACE_PUBLIC_ void mtrace__exit(int) __attribute__((__noreturn__));
+MTRACE_PUBLIC_ void mtrace__Exit(int) __attribute__((__noreturn__));
+MTRACE_PUBLIC_ void mtrace_quick_exit(int) __attribute__((__noreturn__));
 #endif
 
 /* ---- what a traced file gets ---- */
@@ -314,6 +322,10 @@ extern void *valloc(size_t) MTRACE_SYM_(mtrace_valloc);
 extern void *memalign(size_t, size_t) MTRACE_SYM_(mtrace_memalign);
 extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
 #endif
+/* Exits that skip the exit handlers write the trace out first. */
+extern void _exit(int) MTRACE_SYM_(mtrace__exit) __attribute__((__noreturn__));
+extern void _Exit(int) MTRACE_SYM_(mtrace__Exit) __attribute__((__noreturn__));
+extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__noreturn__));
 #pragma GCC diagnostic pop
 
 /* The call-site descriptor: a static object per expansion.  clang warns

@@ -1,0 +1,174 @@
+#!/bin/bash
+# Hardening (issue 11): the trace file against hostile or unlucky names,
+# gnuplot never running text from a trace, cancellation, fork with other
+# atfork handlers, signal handlers that allocate, readers that go away,
+# addresses the C library hands back, deaths and exits that skip the
+# usual path, and the diagnostics.  One traced program, tests/hardening/
+# harden.c, does one hazard per mode; libplain.so is a library without mtrace.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP/tests/hardening" || exit 2
+CC=${CC:-cc}
+CFLAGS_T=${TEST_CFLAGS:--g -O1}
+case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
+export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
+B=$TMP/bin
+mkdir -p "$B"
+$CC $CFLAGS_T -fPIC -shared plain.c -o "$B/libplain.so" -lpthread
+# the default link order, and one where libplain starts before libmtrace
+# (its atfork handler then registered first: it runs after mtrace's)
+$CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" harden.c -o "$B/harden" \
+    -L"$B" -Wl,-rpath,"$B" -lplain -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread 2> "$B/cc.err"
+$CC $CFLAGS_T -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" harden.c -o "$B/harden2" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -L"$B" -Wl,-rpath,"$B" -lplain -lpthread
+check "harden.c builds without a warning" test -x "$B/harden" -a ! -s "$B/cc.err"
+# h DIR MODE [args]: runs harden in DIR (10 s at most); out, err, rc in DIR
+h() { local d=$1; shift; (cd "$d" && timeout 10 "${HARDEN:-$B/harden}" "$@" > out 2> err; echo $? > rc); }
+rc() { [ "$(cat "$1/rc")" = "$2" ] || { echo "     exit status $(cat "$1/rc"), expected $2"; return 1; }; }
+replays() { awk -f "$TOP/tests/tracer/replay.awk" ${2:+-v notail=1} "$1" > "$1.replay" || { cat "$1.replay"; return 1; }; }
+warned() { test "$(grep -c "no trace, summary only" "$1")" = 1; }
+
+# --- 1. The default name ./mtrace: never through a link, never a FIFO's
+#        wait, never another user's file
+D=$TMP/planted && mkdir -p "$D" && chmod 1777 "$D"
+echo precious > "$D/victim" && ln -s victim "$D/mtrace"
+h "$D"
+check "planted symlink: the victim is untouched" test "$(cat "$D/victim")" = precious
+check "planted symlink: the link is not replaced" test -L "$D/mtrace"
+check "planted symlink: one warning, the summary" sh -c "grep -q 'a symbolic link (not followed)' '$D/err' && grep -q 'No memory leaks' '$D/err'"
+rm -f "$D/mtrace" && mkfifo "$D/mtrace"
+h "$D"
+check "planted FIFO: no wait (exit 0 well within 10 s)" rc "$D" 0
+check "planted FIFO: one warning" warned "$D/err"
+rm -f "$D/mtrace" && echo theirs > "$D/mtrace" && chown 65534 "$D/mtrace"
+h "$D"
+check "another user's file at the default name: not written" test "$(cat "$D/mtrace")" = theirs
+check "another user's file: one warning" sh -c "grep -q 'not a regular file of this user' '$D/err'"
+
+# --- 2. gnuplot runs nothing from a trace: hostile directory, MTRACE and
+#        source file names, drawn by the real gnuplot
+EVIL="we ird\`touch PWNED\`\$(touch PWNED2)'\"\\%x"
+mkdir -p "$TMP/$EVIL" && cp harden.c "$TMP/$EVIL/a\`touch PWNED3\`'\"\$x%.c"
+(cd "$TMP/$EVIL" && $CC -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" ./a*.c -o h -L"$B" -Wl,-rpath,"$B" -lplain \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread 2> /dev/null && MTRACE="t\`touch PWNED4\`'\$x" ./h > out 2> err)
+T=$(ls -d "$TMP/$EVIL"/t*)
+check "hostile names: the trace is written under the name given" test -s "$T"
+if command -v gnuplot > /dev/null; then
+    (cd "$TMP" && { echo 'set terminal png'; tail -n 2 "$T"; } | gnuplot > "$TMP/evil.png" 2> "$TMP/evil.gp.err")
+    check "hostile names: gnuplot draws the tail, silently" test -s "$TMP/evil.png" -a ! -s "$TMP/evil.gp.err"
+    check "hostile names: no command ran" test -z "$(find "$TMP" / -maxdepth 1 -name 'PWNED*' 2> /dev/null; find "$TMP" -name 'PWNED*')"
+    # the printed advice, copied and pasted (gnuplot on a dumb terminal)
+    grep 'To get a graph use:' "$TMP/$EVIL/err" | sed 's/.*use: //' > "$TMP/advice.sh"
+    (cd / && PATH=$TOP:$PATH GNUTERM=dumb sh "$TMP/advice.sh" > "$TMP/advice.out" 2>&1)
+    advice_ran() { test -s "$T.gp" && grep -q 'total' "$TMP/advice.out" && test -z "$(find "$TMP" -name 'PWNED*')"; }
+    check "hostile names: the printed advice runs as printed, draws, runs nothing else" advice_ran
+fi
+D=$TMP/names && mkdir -p "$D"
+(cd "$D" && MTRACE="$(printf 'two\nlines')" "$B/harden" > out 2> err)
+check "a newline in MTRACE: refused with one warning, no file" sh -c "grep -q 'has a control character' '$D/err' && test -z \"\$(ls '$D' | grep two)\""
+
+# --- 3. Names built within bounds: too long is refused, never cut
+(cd "$D" && MTRACE="$(printf '%%p%.0s' $(seq 1500))" "$B/harden" > long.out 2> long.err; echo $? > long.rc)
+check "1500 %p in MTRACE: one warning, the program unchanged" \
+    sh -c "grep -q 'longer than 4095 bytes' '$D/long.err' && test \"\$(cat '$D/long.out')\" = plain && test \"\$(cat '$D/long.rc')\" = 0"
+(cd "$D" && MTRACE="$(printf '%%p%.0s' $(seq 60000))" "$B/harden" > long2.out 2> long2.err; echo $? > long2.rc)
+check "60000 %p in MTRACE: no crash" test "$(cat "$D/long2.rc")" = 0
+for n in 4064 4080 4095; do
+    name=$(head -c $n /dev/zero | tr '\0' x)
+    mkdir -p "$D/len$n" && (cd "$D/len$n" && MTRACE=$name "$B/harden" > out 2> err)
+    created=$(ls "$D/len$n" | grep '^x' || true)
+    check "a name of $n bytes (with the directory): refused, or exactly that file, never cut" \
+        sh -c "test -z '$created' && grep -q 'longer than 4095' '$D/len$n/err' || test '$created' = '$name'"
+done
+(cd "$D" && MTRACE=/dev/stdout "$B/harden" > stdout.out 2> stdout.err)
+check "MTRACE=/dev/stdout: the program's output alone" test "$(cat "$D/stdout.out")" = plain
+check "MTRACE=/dev/stdout: one warning" sh -c "grep -q \"the program's own standard input, output or error\" '$D/stdout.err'"
+(cd "$D" && MTRACE=/dev/stdout "$B/harden" forks > forks.out 2> forks.err)
+check "MTRACE=/dev/stdout and forked children: no /dev/stdout.PID" test -z "$(ls /dev/stdout.* 2> /dev/null)"
+
+# --- 4, 5. Cancellation and fork with another atfork handler: no hang
+D=$TMP/threads && mkdir -p "$D"
+h "$D" cancel
+check "pthread_cancel at level 1: no deadlock (20 threads cancelled)" sh -c "grep -q 'cancel done' '$D/out'"
+check "pthread_cancel: the trace replays" replays "$D/mtrace"
+h "$D" atfork
+check "fork with an atfork handler that allocates (registered after mtrace's)" sh -c "grep -q 'fork done' '$D/out'"
+HARDEN=$B/harden2 h "$D" atfork
+check "fork with an atfork handler that allocates (registered before mtrace's)" sh -c "grep -q 'fork done' '$D/out'"
+
+# --- 6. A signal handler that allocates, every 200 us
+for threads in 0 1; do
+    h "$D" sigalloc $threads
+    check "allocating signal handler, $((threads + 1)) thread(s): no deadlock" sh -c "grep -q 'sigalloc done' '$D/out'"
+    check "allocating signal handler, $((threads + 1)) thread(s): the trace replays (no record cut by another)" replays "$D/mtrace"
+done
+
+# --- 7. The trace's reader goes away: no SIGPIPE, one warning
+rm -f "$D/fifo" && mkfifo "$D/fifo"
+(head -c 100 "$D/fifo" > /dev/null &) ; sleep 0.2
+(cd "$D" && MTRACE=fifo timeout 10 "$B/harden" sigalloc 1 > out 2> err; echo $? > rc)
+check "FIFO reader gone: the program ends normally (no SIGPIPE)" rc "$D" 0
+check "FIFO reader gone: its output intact" sh -c "grep -q 'sigalloc done' '$D/out'"
+check "FIFO reader gone: one warning" sh -c "grep -q 'its reader went away' '$D/err'"
+
+# --- 8. posix_memalign in a library without mtrace reuses a freed address
+if [ -z "$ASAN" ]; then
+    h "$D" memalign
+    check "address handed back by the C library's posix_memalign: no false double free" rc "$D" 0
+    has "address handed back: it was the freed one" "$D/out" "reused yes"
+fi
+
+# --- 9. A fatal signal while 4 threads write: each record once
+bad=0
+for i in $(seq 10); do
+    h "$D" term
+    awk -f "$TOP/tests/tracer/replay.awk" "$D/mtrace" > /dev/null || bad=$((bad + 1))
+done
+check "SIGTERM during a 4-thread run, 10 times: every trace replays (no repeated record)" test $bad = 0
+check "SIGTERM: the program dies of it" rc "$D" 143
+
+# --- 10. Exits that skip the handlers, signals, forked children, SIGKILL
+for how in _exit:3 _Exit:3 quick_exit:3 usr1:138; do
+    h "$D" ${how%:*}
+    check "${how%:*}: the status is the program's" rc "$D" ${how#*:}
+    check "${how%:*}: all 1000 records written, with the tail" \
+        sh -c "awk -f '$TOP/tests/tracer/replay.awk' '$D/mtrace' | grep -qx 'replay: 1000 records, total 16000'"
+done
+D=$TMP/forks && mkdir -p "$D"
+h "$D" forks
+complete=0 empty=0
+for f in "$D"/mtrace.*; do
+    [ -s "$f" ] || empty=$((empty + 1))
+    awk -f "$TOP/tests/tracer/replay.awk" "$f" > /dev/null && complete=$((complete + 1))
+done
+check "50 forked children that _exit: the 25 that allocate leave complete traces" test $complete = 25
+check "50 forked children that _exit: the 25 that do not, no file" test $empty = 0 -a "$(ls "$D"/mtrace.* | wc -l)" = 25
+D=$TMP/quiet && mkdir -p "$D"
+(cd "$D" && exec "$B/harden" quiet > out 2> err) & pid=$!
+for i in $(seq 50); do grep -q 'quiet now' "$D/out" 2> /dev/null && break; sleep 0.1; done
+sleep 0.5; kill -9 $pid; wait $pid 2> /dev/null
+n=$(grep -c '^+' "$D/mtrace")
+echo "     SIGKILL after 100 records 10 ms apart and a quiet 0.5 s: $n records in the trace"
+check "SIGKILL: at most the last 100 ms of records lost (>= 90 of 100 written)" test "$n" -ge 90
+
+# --- 11. Threads still running at exit: said in the report
+D=$TMP/running && mkdir -p "$D"
+h "$D" running
+has "a thread still running at exit: a note says so" "$D/err" "*** MTRACE: note: 1 other thread was still running at exit"
+
+# --- 14. A crash inside a traced call names it
+if [ -z "$ASAN" ]; then
+    h "$D" crash-free
+    has "free of a stack address: glibc aborts, the call is named" "$D/err" ": note: the program died in free() called here (in main)"
+    check "free of a stack address: the death is glibc's (SIGABRT)" rc "$D" 134
+fi
+h "$D" crash-strdup
+has "strdup(NULL): the call is named" "$D/err" ": note: the program died in strdup() called here (in main)"
+
+# --- 16. sigaction shows the program the same at every level
+for level in 1 2 3; do
+    $CC -O0 -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" harden.c -o "$B/sig$level" -L"$B" -Wl,-rpath,"$B" -lplain \
+        -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread && (cd "$D" && "$B/sig$level" sigdfl > sig$level.out 2> /dev/null)
+done
+check "sigaction: the same dispositions at levels 1, 2 and 3" \
+    sh -c "cmp -s '$D/sig1.out' '$D/sig2.out' && cmp -s '$D/sig1.out' '$D/sig3.out'"
+finish

@@ -1,0 +1,150 @@
+/* One traced program, one hazard per mode (argv[1]); see tests/hardening.sh. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void *plain_memalign(size_t align, size_t n);     /* libplain.so, untraced */
+char *volatile keep;
+
+static void sleep_ms(long ms);
+
+static void *churn(void *arg)
+{
+    long i, n = (long)arg;
+    for (i = 0; n < 0 || i < n; i++) {
+        free(malloc((size_t)(16 + i % 64)));
+        if (n < 0)
+            pthread_testcancel();
+    }
+    return 0;
+}
+
+static void *hold(void *arg)
+{
+    char *mine = malloc(24);    /* held by a thread that never ends */
+    (void)arg;
+    for (;;)
+        sleep_ms(mine ? 1000 : 1);
+    return 0;
+}
+
+static void tick(int sig)
+{
+    (void)sig;
+    free(malloc(16));           /* not async-signal-safe, but common */
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+    nanosleep(&t, 0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    pthread_t t[4];
+    int i;
+    if (!strcmp(mode, "cancel")) {          /* cancelled while tracing */
+        for (i = 0; i < 20; i++) {
+            pthread_create(&t[0], 0, churn, (void *)-1L);
+            sleep_ms(2);
+            pthread_cancel(t[0]);
+            pthread_join(t[0], 0);
+        }
+        free(malloc(1));
+        puts("cancel done");
+    } else if (!strcmp(mode, "atfork")) {   /* fork with libplain's handler */
+        for (i = 0; i < 20; i++) {
+            pid_t pid = fork();
+            if (pid == 0)
+                _exit(0);
+            waitpid(pid, 0, 0);
+        }
+        puts("fork done");
+    } else if (!strcmp(mode, "sigalloc")) { /* a handler that allocates */
+        struct itimerval every = { { 0, 200 }, { 0, 200 } };
+        int threads = argc > 2 ? atoi(argv[2]) : 0;
+        signal(SIGALRM, tick);
+        setitimer(ITIMER_REAL, &every, 0);
+        for (i = 0; i < threads; i++)
+            pthread_create(&t[i], 0, churn, (void *)200000L);
+        churn((void *)200000L);
+        for (i = 0; i < threads; i++)
+            pthread_join(t[i], 0);
+        signal(SIGALRM, SIG_IGN);
+        puts("sigalloc done");
+    } else if (!strcmp(mode, "memalign")) { /* libc hands a freed address back */
+        char *a = malloc(100), *q;
+        uintptr_t was = (uintptr_t)a;
+        free(a);
+        q = plain_memalign(16, 100);
+        printf("reused %s\n", (uintptr_t)q == was ? "yes" : "no");
+        free(q);
+    } else if (!strcmp(mode, "term")) {     /* killed while 4 threads write */
+        for (i = 0; i < 4; i++)
+            pthread_create(&t[i], 0, churn, (void *)-1L);
+        sleep_ms(50);
+        raise(SIGTERM);
+    } else if (!strcmp(mode, "_exit") || !strcmp(mode, "_Exit") || !strcmp(mode, "quick_exit")
+               || !strcmp(mode, "usr1")) {
+        for (i = 0; i < 1000; i++)
+            keep = malloc(16);
+        fflush(stdout);
+        if (!strcmp(mode, "_exit"))
+            _exit(3);
+        if (!strcmp(mode, "_Exit"))
+            _Exit(3);
+        if (!strcmp(mode, "quick_exit"))
+            quick_exit(3);
+        raise(SIGUSR1);
+    } else if (!strcmp(mode, "forks")) {    /* children that _exit */
+        for (i = 0; i < 50; i++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                if (i % 2)
+                    free(malloc(10 + (size_t)i));
+                _exit(0);
+            }
+            waitpid(pid, 0, 0);
+        }
+    } else if (!strcmp(mode, "quiet")) {    /* 100 records, 10 ms apart, then quiet */
+        for (i = 0; i < 100; i++) {
+            keep = malloc(8);
+            sleep_ms(10);
+        }
+        puts("quiet now");
+        fflush(stdout);
+        pause();
+    } else if (!strcmp(mode, "running")) {  /* exit while a thread holds a block */
+        pthread_create(&t[0], 0, hold, 0);
+        sleep_ms(20);
+        exit(0);
+    } else if (!strcmp(mode, "crash-free")) {
+        char local[16], *volatile inside = local + 1;
+        free(inside);           /* glibc aborts: free(): invalid pointer */
+    } else if (!strcmp(mode, "crash-strdup")) {
+        keep = strdup(argc > 3 ? argv[3] : NULL);
+    } else if (!strcmp(mode, "sigdfl")) {   /* what sigaction shows */
+        int sigs[] = { SIGINT, SIGTERM, SIGSEGV, SIGUSR1, SIGALRM, SIGPIPE };
+        for (i = 0; i < 6; i++) {
+            struct sigaction sa;
+            sigaction(sigs[i], 0, &sa);
+            printf("%d:%s ", sigs[i], sa.sa_handler == SIG_DFL ? "dfl" : "handler");
+        }
+        putchar('\n');
+    } else {
+        for (i = 0; i < 10; i++)
+            free(malloc(16));
+        puts("plain");
+    }
+    return 0;
+}
