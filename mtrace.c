@@ -177,6 +177,7 @@ struct mtrace_sitestat {
     const char *func, *file;
     int line;
     unsigned id;
+    int pool;                   /* its blocks come from MTRACE_MALLOCLIKE */
     size_t live, peak, allocs;
 };
 
@@ -514,6 +515,11 @@ static void mtrace_put_site(struct mtrace_sitestat *s)
     *o++ = ' ';
     o = mtrace_put_u(o, (size_t)(s->line < 0 ? 0 : s->line));
     *o++ = '\n';
+    if (s->pool) {              /* no malloc slop for mtrace2massif */
+        memcpy(o, "#pool ", 6);
+        o = mtrace_put_u(o + 6, s->id);
+        *o++ = '\n';
+    }
     mtrace_commit(o);
 }
 
@@ -567,9 +573,10 @@ static unsigned long mtrace_hash_str(unsigned long h, const char *s)
     return h;
 }
 
-static unsigned long mtrace_site_hash(const char *func, const char *file, int line)
+static unsigned long mtrace_site_hash(const char *func, const char *file, int line, int pool)
 {
-    return mtrace_hash_str(mtrace_hash_str(0xcbf29ce484222325UL ^ (unsigned long)line, func), file);
+    unsigned long h = 0xcbf29ce484222325UL ^ (unsigned long)line ^ (unsigned long)pool * 0x9E3779B9UL;
+    return mtrace_hash_str(mtrace_hash_str(h, func), file);
 }
 
 static int mtrace_grow_sites(void)
@@ -586,7 +593,7 @@ static int mtrace_grow_sites(void)
     if (mt.nsites)
         memcpy(sites, mt.sites, mt.nsites * sizeof *sites);
     for (i = 1; i < mt.nsites; i++) {
-        unsigned long h = mtrace_site_hash(sites[i].func, sites[i].file, sites[i].line);
+        unsigned long h = mtrace_site_hash(sites[i].func, sites[i].file, sites[i].line, sites[i].pool);
         while (hash[h & mask])
             h++;
         hash[h & mask] = i;
@@ -625,17 +632,17 @@ static const char *mtrace_keep_name(const char *s)
 /* The index of a call site, given on its first call.  Descriptors of the
    same function, file and line (a static inline function in a header, seen
    from several files) share one index.  0 if the table cannot grow. */
-static unsigned mtrace_site_register(struct mtrace_site *d)
+static unsigned mtrace_site_register(struct mtrace_site *d, int pool)
 {
     unsigned long h;
     unsigned i, mask;
     if (mt.nsites >= MTRACE_MAXSITES || (mt.nsites + 1 >= mt.maxsites && !mtrace_grow_sites()))
         return 0;
     mask = mt.nsitehash - 1;
-    for (h = mtrace_site_hash(d->func, d->file, d->line); (i = mt.sitehash[h & mask]); h++) {
+    for (h = mtrace_site_hash(d->func, d->file, d->line, pool); (i = mt.sitehash[h & mask]); h++) {
         struct mtrace_sitestat *s = &mt.sites[i];
-        if (s->line == d->line && !strcmp(s->func, d->func) && !strcmp(s->file, d->file))
-            return d->index = i;
+        if (s->line == d->line && s->pool == pool && !strcmp(s->func, d->func) && !strcmp(s->file, d->file))
+            return pool ? i : (d->index = i);
     }
     i = mt.nsites;
     memset(&mt.sites[i], 0, sizeof mt.sites[i]);
@@ -644,14 +651,23 @@ static unsigned mtrace_site_register(struct mtrace_site *d)
     if (!mt.sites[i].func || !mt.sites[i].file)
         return 0;
     mt.sites[i].line = d->line;
+    mt.sites[i].pool = pool;
     mt.sitehash[h & mask] = i;
     mt.nsites++;
-    return d->index = i;
+    return pool ? i : (d->index = i);
 }
 
 static MTRACE_HOT unsigned mtrace_site_index(struct mtrace_site *d)
 {
-    return d->index ? d->index : mtrace_site_register(d);
+    return d->index ? d->index : mtrace_site_register(d, 0);
+}
+
+/* The site of a pool block (MTRACE_MALLOCLIKE) at d: a site of its own,
+   apart from d's heap blocks (the trace marks it "#pool"), found by a
+   table lookup each time (d->index caches the heap site). */
+static unsigned mtrace_pool_index(struct mtrace_site *d)
+{
+    return mtrace_site_register(d, 1);
 }
 
 /* ---- blocks ---- */
@@ -2046,7 +2062,7 @@ MTRACE_API void *mtrace_sym_pvalloc(size_t n)
 MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site)
 {
     if (p && mtrace_lock_ready()) {
-        mtrace_add(&mt.pool, p, size, mtrace_site_index(mtrace_pending.caller ? mtrace_pending.caller : site), '+');
+        mtrace_add(&mt.pool, p, size, mtrace_pool_index(mtrace_pending.caller ? mtrace_pending.caller : site), '+');
         mtrace_unlock();
     }
 }

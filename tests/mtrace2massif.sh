@@ -179,6 +179,18 @@ if $CC -g -o pool "$D/pool.c" 2> /dev/null; then
     "$M2M" --time-unit=B nopool.trace -o nopool.out
     check "... without its #pool records, the same block costs 120 (slop 12)" \
         test "$(grep -m 1 '^time=[1-9]' nopool.out)" = "time=120"
+    # end to end: pool.c itself, traced (its Valgrind requests become
+    # MTRACE_MALLOCLIKE/FREELIKE), run, converted: Massif's file again
+    cp "$D/pool.c" pool.c
+    if $CC -g -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" -o pool-traced pool.c \
+            -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace 2> /dev/null; then
+        MTRACE=pool-live.trace ./pool-traced 2> /dev/null
+        "$M2M" --time-unit=B pool-live.trace -o pool-live.o
+        addr pool-live.o | sed 's/^cmd: .*/cmd: .\/pool/' > c.txt
+        same "pool.c traced by mtrace (#pool written by the tracer), converted = live Massif" a.txt c.txt
+    else
+        fail "pool.c does not build traced"
+    fi
 else
     fail "pool.c needs valgrind.h (apt-get install valgrind)"
 fi

@@ -4,7 +4,12 @@
  * 108, where malloc(100) costs 120.  pool.trace is this run as the tracer
  * writes it with MTRACE_MALLOCLIKE (its sites marked "#pool ID"). */
 #include <stdlib.h>
+#ifdef MTRACE   /* traced: the same calls, as mtrace's annotations */
+#define VALGRIND_MALLOCLIKE_BLOCK(p, n, redzone, zeroed) MTRACE_MALLOCLIKE(p, n)
+#define VALGRIND_FREELIKE_BLOCK(p, redzone) MTRACE_FREELIKE(p)
+#else
 #include <valgrind/valgrind.h>
+#endif
 
 static char arena[4096];
 
