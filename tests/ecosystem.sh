@@ -17,9 +17,12 @@ export LC_ALL=C
 HERE=$TOP/tests/ecosystem
 
 # A copy of the tree (no .git, no fuzz corpora), timestamps kept, so that
-# `make` there rebuilds nothing and the real tree is never written to.
+# `make` there rebuilds only libmtrace (built as users build it: under
+# `make test-sanitize` the tree's own is sanitized, and a program built
+# plainly cannot link it) and the real tree is never written to.
 copy_tree() {
-    mkdir -p "$1" && tar -C "$TOP" --exclude=./.git --exclude=./fuzz --exclude=./build -cf - . | tar -C "$1" -xf -
+    mkdir -p "$1" && tar -C "$TOP" --exclude=./.git --exclude=./fuzz --exclude=./build \
+        --exclude=./libmtrace.so --exclude=./libmtrace.a --exclude=./mtrace.pic.o -cf - . | tar -C "$1" -xf -
 }
 # What changes from run to run in a report: the RSS, the overhead, the
 # trace's directory.

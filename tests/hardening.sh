@@ -48,7 +48,7 @@ check "another user's file: one warning" sh -c "grep -q 'not a regular file of t
 #        source file names, drawn by the real gnuplot
 EVIL="we ird\`touch PWNED\`\$(touch PWNED2)'\"\\%x"
 mkdir -p "$TMP/$EVIL" && cp harden.c "$TMP/$EVIL/a\`touch PWNED3\`'\"\$x%.c"
-(cd "$TMP/$EVIL" && $CC -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" ./a*.c -o h -L"$B" -Wl,-rpath,"$B" -lplain \
+(cd "$TMP/$EVIL" && $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" ./a*.c -o h -L"$B" -Wl,-rpath,"$B" -lplain \
     -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread 2> /dev/null && MTRACE="t\`touch PWNED4\`'\$x" ./h > out 2> err)
 T=$(ls -d "$TMP/$EVIL"/t*)
 check "hostile names: the trace is written under the name given" test -s "$T"
@@ -95,8 +95,9 @@ check "fork with an atfork handler that allocates (registered after mtrace's)" s
 HARDEN=$B/harden2 h "$D" atfork
 check "fork with an atfork handler that allocates (registered before mtrace's)" sh -c "grep -q 'fork done' '$D/out'"
 
-# --- 6. A signal handler that allocates, every 200 us
-for threads in 0 1; do
+# --- 6. A signal handler that allocates, every 200 us (not under ASan,
+#        whose own allocator is not reentrant)
+[ -z "$ASAN" ] && for threads in 0 1; do
     h "$D" sigalloc $threads
     check "allocating signal handler, $((threads + 1)) thread(s): no deadlock" sh -c "grep -q 'sigalloc done' '$D/out'"
     check "allocating signal handler, $((threads + 1)) thread(s): the trace replays (no record cut by another)" replays "$D/mtrace"
@@ -105,9 +106,9 @@ done
 # --- 7. The trace's reader goes away: no SIGPIPE, one warning
 rm -f "$D/fifo" && mkfifo "$D/fifo"
 (head -c 100 "$D/fifo" > /dev/null &) ; sleep 0.2
-(cd "$D" && MTRACE=fifo timeout 10 "$B/harden" sigalloc 1 > out 2> err; echo $? > rc)
+(cd "$D" && MTRACE=fifo timeout 10 "$B/harden" many > out 2> err; echo $? > rc)
 check "FIFO reader gone: the program ends normally (no SIGPIPE)" rc "$D" 0
-check "FIFO reader gone: its output intact" sh -c "grep -q 'sigalloc done' '$D/out'"
+check "FIFO reader gone: its output intact" sh -c "grep -q 'many done' '$D/out'"
 check "FIFO reader gone: one warning" sh -c "grep -q 'its reader went away' '$D/err'"
 
 # --- 8. posix_memalign in a library without mtrace reuses a freed address
@@ -161,8 +162,10 @@ if [ -z "$ASAN" ]; then
     has "free of a stack address: glibc aborts, the call is named" "$D/err" ": note: the program died in free() called here (in main)"
     check "free of a stack address: the death is glibc's (SIGABRT)" rc "$D" 134
 fi
-h "$D" crash-strdup
-has "strdup(NULL): the call is named" "$D/err" ": note: the program died in strdup() called here (in main)"
+if [ -z "$ASAN" ]; then     # ASan keeps SIGSEGV for itself
+    h "$D" crash-strdup
+    has "strdup(NULL): the call is named" "$D/err" ": note: the program died in strdup() called here (in main)"
+fi
 
 # --- 16. sigaction shows the program the same at every level
 for level in 1 2 3; do

@@ -182,7 +182,7 @@ if $CC -g -o pool "$D/pool.c" 2> /dev/null; then
     # end to end: pool.c itself, traced (its Valgrind requests become
     # MTRACE_MALLOCLIKE/FREELIKE), run, converted: Massif's file again
     cp "$D/pool.c" pool.c
-    if $CC -g -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" -o pool-traced pool.c \
+    if $CC ${TEST_CFLAGS:-} -g -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" -o pool-traced pool.c \
             -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace 2> /dev/null; then
         MTRACE=pool-live.trace ./pool-traced 2> /dev/null
         "$M2M" --time-unit=B pool-live.trace -o pool-live.o

@@ -82,6 +82,9 @@ int main(int argc, char **argv)
             pthread_join(t[i], 0);
         signal(SIGALRM, SIG_IGN);
         puts("sigalloc done");
+    } else if (!strcmp(mode, "many")) {     /* 200000 records */
+        churn((void *)100000L);
+        puts("many done");
     } else if (!strcmp(mode, "memalign")) { /* libc hands a freed address back */
         char *a = malloc(100), *q;
         uintptr_t was = (uintptr_t)a;
