@@ -31,6 +31,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -146,6 +147,7 @@ MTRACE_LIBC(int, mtrace_libc_posix_memalign, (void **, size_t, size_t), posix_me
 enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
 #define MTRACE_BUFSIZE 65536        /* trace buffer; one write(2) when half full */
 #define MTRACE_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
+#define MTRACE_PATHMAX 4096         /* longest trace file name, with its NUL */
 #define MTRACE_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
 #define MTRACE_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
 #define MTRACE_FLUSH_MS 100         /* records wait in memory at most this long while
@@ -179,6 +181,18 @@ struct mtrace_sitestat {
     unsigned id;
     int pool;                   /* its blocks come from MTRACE_MALLOCLIKE */
     size_t live, peak, allocs;
+    size_t nlive;               /* live blocks */
+    size_t at_peak;             /* live bytes at the last global peak, once */
+    unsigned long seen;         /* ...its peak number (see mtrace_count) */
+};
+
+/* A suppression: fun:GLOB, src:GLOB or src:GLOB:LINE, from line `at` of
+   the file; what it matched at exit. */
+struct mtrace_supp {
+    const char *fun, *src;
+    int line;                   /* 0: any */
+    unsigned at;
+    size_t bytes, blocks;
 };
 
 struct mtrace_state {
@@ -200,6 +214,15 @@ struct mtrace_state {
     int tracing;                /* level 1 and the trace not given up: records go to buf */
     struct mtrace_pending *forking;     /* the thread in fork(): it holds the lock */
     size_t passed;              /* calls from signal handlers let through untraced */
+    unsigned long peak_no;      /* global peaks so far */
+    size_t peak_recno;          /* RECNO of the record that made the peak */
+    struct mtrace_supp *supp;   /* MTRACE_SUPPRESS's patterns */
+    unsigned nsupp;
+    const char *supp_file;
+    size_t budget;              /* MTRACE_MAX_HEAP, 0 for none */
+    const char *budget_text;
+    size_t leaked, leaked_blocks, suppressed, suppressed_blocks;   /* at exit */
+    int over_budget;
     long flush_ms;              /* when the buffer was last written (monotonic, ms) */
     int trace_written;          /* the trace got its tail: the report shows how to draw it */
     int fifo;                   /* the trace is a FIFO: its reader may go away */
@@ -219,12 +242,14 @@ struct mtrace_state {
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees;
-    char path[4096];
+    char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
+                                   start (not in the state: the one-line use would
+                                   keep a copy of the state's space per file) */
     volatile size_t len, flushed;   /* committed bytes in buf, written bytes */
-    char buf[MTRACE_BUFSIZE];
+    char *buf;
 };
 
-MTRACE_API __thread struct mtrace_pending mtrace_pending;
+MTRACE_API __thread struct mtrace_pending mtrace_pending __attribute__((tls_model("initial-exec")));
 MTRACE_API volatile struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
 MTRACE_SHARED struct mtrace_state mtrace_state_;    /* zero: no data in the file */
 #define mt mtrace_state_
@@ -766,11 +791,19 @@ static MTRACE_HOT int mtrace_make_room(struct mtrace_table *t)
 
 /* ---- accounting (lock held) ---- */
 
+/* The figures after one operation.  What each site held at the global
+   peak (for MTRACE_MAX_HEAP's report) is kept lazily: a site's first
+   change after a peak saves its live bytes, unchanged since that peak. */
 static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
 {
     struct mtrace_sitestat *s = &mt.sites[site];
+    if (s->seen != mt.peak_no) {
+        s->at_peak = s->live;
+        s->seen = mt.peak_no;
+    }
     if (op == '+' || op == '>') {
         s->allocs++;
+        s->nlive++;
         mt.total += size;
         s->live += size;
         if (s->live > s->peak)
@@ -778,10 +811,14 @@ static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
         if (mt.total > mt.max) {
             pmtrace.max = mt.max = mt.total;
             pmtrace.maxoverhead = mt.maxoverhead = mt.overhead;
+            mt.peak_recno = mt.nr;
+            s->seen = ++mt.peak_no;
+            s->at_peak = s->live;
         }
     } else {
         mt.total -= size;
         s->live -= size;
+        s->nlive--;
     }
     pmtrace.total = mt.total;
     mtrace_put_op(op, s, size);
@@ -970,28 +1007,24 @@ static void mtrace_out_u(struct mtrace_out *w, size_t v)
     mtrace_out(w, digits, (size_t)(mtrace_put_u(digits, v) - digits));
 }
 
-/* mt.path: $MTRACE or "mtrace", with %p the pid and %q{VAR} the value of
-   $VAR (as Massif's --massif-out-file), made absolute (the gnuplot lines
-   must work from any directory), plus "-r" for MPI rank r > 0, plus
-   ".PID" for a forked child whose name has no %p.  0, with a warning, for
-   a name that does not fit or has a control character (the gnuplot tail
-   could not name it on one line): never a cut or different file. */
-static int mtrace_set_path(void)
+/* A file name from a user's pattern, into dst (cap bytes): %p the pid and
+   %q{VAR} the value of $VAR (as Massif's --massif-out-file), made absolute
+   (the gnuplot lines must work from any directory), plus "-r" for MPI
+   rank r > 0, plus ".PID" for a forked child whose name has no %p.  0 if
+   it does not fit: never a cut name. */
+static int mtrace_build_name(char *dst, size_t cap, const char *name)
 {
-    const char *name = mtrace_getenv("MTRACE"), *v, *close;
+    const char *v, *close;
     struct mtrace_out w;
     char var[256];
     int has_pid = 0;
-    w.o = mt.path;
-    w.end = mt.path + sizeof mt.path - 1;
+    w.o = dst;
+    w.end = dst + cap - 1;
     w.cut = 0;
-    mt.nofollow = !name || !*name;
-    if (mt.nofollow)
-        name = "mtrace";
     if (name[0] != '/') {
-        if (!mtrace_getcwd(mt.path, sizeof mt.path - 1))
+        if (!mtrace_getcwd(dst, cap - 1))
             w.cut = 1;
-        else if ((w.o += strlen(mt.path)) > mt.path + 1)
+        else if ((w.o += strlen(dst)) > dst + 1)
             mtrace_out(&w, "/", 1);
     }
     for (; *name && !w.cut; name++) {
@@ -1018,13 +1051,24 @@ static int mtrace_set_path(void)
         mtrace_out_u(&w, (size_t)mt.pid);
     }
     *w.o = 0;
-    if (w.cut) {
-        mt.path[0] = 0;
+    if (w.cut)
+        *dst = 0;
+    return !w.cut;
+}
+
+/* mt.path, from $MTRACE or "mtrace".  0, with a warning, for a name that
+   does not fit or has a control character (the gnuplot tail could not
+   name it on one line). */
+static int mtrace_set_path(void)
+{
+    const char *name = mtrace_getenv("MTRACE"), *c;
+    mt.nofollow = !name || !*name;
+    if (!mtrace_build_name(mt.path, MTRACE_PATHMAX, mt.nofollow ? "mtrace" : name)) {
         mtrace_warn("the trace file's name", "", "longer than 4095 bytes");
         return 0;
     }
-    for (v = mt.path; *v; v++)
-        if ((unsigned char)*v < ' ' || *v == 0x7f) {
+    for (c = mt.path; *c; c++)
+        if ((unsigned char)*c < ' ' || *c == 0x7f) {
             mtrace_warn("the trace file's name has a control character: ", mt.path, "refused");
             return 0;
         }
@@ -1167,7 +1211,7 @@ static void mtrace_open_trace(void)
         if (!tries) {
             struct mtrace_out w;
             w.o = mt.path + strlen(mt.path);
-            w.end = mt.path + sizeof mt.path - 1;
+            w.end = mt.path + MTRACE_PATHMAX - 1;
             w.cut = 0;
             mtrace_out(&w, ".", 1);
             mtrace_out_u(&w, (size_t)mt.pid);
@@ -1247,11 +1291,12 @@ static void mtrace_fork_child(void)
     mt.pool.nlive = mt.pool.nfreed = 0;
     for (i = 1; i < mt.nsites; i++) {
         mt.sites[i].id = 0;
-        mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = 0;
+        mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = mt.sites[i].nlive = 0;
+        mt.sites[i].at_peak = mt.sites[i].seen = 0;
     }
     mt.nids = 0;
     mt.double_frees = 0;
-    mt.total = mt.max = mt.nr = 0;
+    mt.total = mt.max = mt.nr = mt.peak_no = mt.peak_recno = 0;
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
     mt.maxoverhead = mt.overhead;
@@ -1352,6 +1397,9 @@ static int mtrace_entry_points_ours(void)
 #define mtrace_entry_points_ours() 1
 #endif
 
+static void mtrace_read_suppressions(void);
+static void mtrace_read_budget(void);
+
 /* Runs once, from the first traced call or from the constructor, whichever
    comes first.  on_exit and pthread_atfork allocate: they reach only the
    interposers, which do nothing until the state is READY. */
@@ -1374,9 +1422,14 @@ static void mtrace_init(void)
     mt.pid = mtrace_getpid();
     mt.keep_going = mtrace_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mtrace_getenv("MTRACE_DOUBLE_FREE"), "continue");
     mt.rank = mtrace_mpi_rank();
+    if (!(mt.path = (char *)mtrace_pages(MTRACE_PATHMAX))
+        || (mt.level == 1 && !(mt.buf = (char *)mtrace_pages(MTRACE_BUFSIZE)))) {
+        __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
+        return;
+    }
     pmtrace.fname = mt.path;
-    if (mt.level == 1 && (mt.tracing = mtrace_set_path() && mtrace_path_fits()))
-        mt.overhead += sizeof mt.buf;   /* the file is opened at the first record */
+    if (mt.level == 1)          /* the file is opened at the first record */
+        mt.tracing = mtrace_set_path() && mtrace_path_fits();
     mtrace_set_rss(mt.startrss = mtrace_rss());
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
@@ -1384,6 +1437,8 @@ static void mtrace_init(void)
     on_exit(mtrace_on_exit, 0);
     mtrace_atfork(mtrace_fork_prepare, mtrace_fork_parent, mtrace_fork_child);
     mtrace_catch_signals();
+    mtrace_read_suppressions();
+    mtrace_read_budget();
     mtrace_grow_sites();
     mtrace_make_room(&mt.heap);
     mtrace_publish();
@@ -1432,6 +1487,264 @@ __attribute__((destructor(101))) static void mtrace_destructor(void)
     mt.finish_queued = 1;
     if (atexit(mtrace_finish) != 0)
         mtrace_finish();
+}
+
+/* ---- for CI: suppressions, a memory budget, a JSON report ---- */
+
+/* One line of the suppression file, s (its terminator already cut), into
+   *p: 0 if it is not one. */
+static int mtrace_parse_supp(char *s, struct mtrace_supp *p)
+{
+    char *colon, *end;
+    memset(p, 0, sizeof *p);
+    if (!strncmp(s, "fun:", 4) && s[4]) {
+        p->fun = s + 4;
+        return 1;
+    }
+    if (strncmp(s, "src:", 4) || !s[4])
+        return 0;
+    p->src = s + 4;
+    colon = strrchr(p->src, ':');
+    if (colon && colon[1]) {
+        long line = strtol(colon + 1, &end, 10);
+        if (!*end && line > 0) {
+            *colon = 0;
+            p->line = (int)line;
+        }
+    }
+    return *p->src != 0;
+}
+
+/* MTRACE_SUPPRESS: one pattern a line (blank lines and # comments
+   skipped); a line that is not one is a warning naming file:line. */
+static void mtrace_read_suppressions(void)
+{
+    enum { MAX = 1 << 20 };
+    const char *file = mtrace_getenv("MTRACE_SUPPRESS");
+    char *text, *line, *next;
+    long n = 0, got;
+    unsigned at = 0, lines = 1;
+    int fd;
+    if (!file || !*file)
+        return;
+    mt.supp_file = file;
+    fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || !(text = (char *)mtrace_pages(MAX))) {
+        mtrace_say("*** MTRACE: warning: cannot read the suppression file ");
+        mtrace_say(file);
+        mtrace_say(": ");
+        mtrace_say(strerror(errno));
+        mtrace_say("\n");
+        if (fd >= 0)
+            mtrace_close(fd);
+        return;
+    }
+    while (n < MAX - 1 && (got = mtrace_read(fd, text + n, (size_t)(MAX - 1 - n))) > 0)
+        n += got;
+    mtrace_close(fd);
+    text[n] = 0;
+    for (line = text; *line; line++)
+        lines += *line == '\n';
+    if (!(mt.supp = (struct mtrace_supp *)mtrace_pages(lines * sizeof *mt.supp)))
+        return;
+    for (line = text; line; line = next) {
+        struct mtrace_supp *p = &mt.supp[mt.nsupp];
+        if ((next = strchr(line, '\n')))
+            *next++ = 0;
+        at++;
+        line += strspn(line, " \t");
+        line[strcspn(line, "\r")] = 0;
+        while (*line && (line[strlen(line) - 1] == ' ' || line[strlen(line) - 1] == '\t'))
+            line[strlen(line) - 1] = 0;
+        if (!*line || *line == '#')
+            continue;
+        if (mtrace_parse_supp(line, p)) {
+            p->at = at;
+            mt.nsupp++;
+        } else {
+            char msg[512];
+            snprintf(msg, sizeof msg, "*** MTRACE: %.300s:%u: not a suppression (fun:NAME, src:FILE or src:FILE:LINE): %.100s\n",
+                     file, at, line);
+            mtrace_say(msg);
+        }
+    }
+}
+
+/* The first suppression that matches site s, or NULL.  A file pattern
+   without '/' is also tried on the file's last component. */
+static struct mtrace_supp *mtrace_suppression(const struct mtrace_sitestat *s)
+{
+    unsigned i;
+    for (i = 0; i < mt.nsupp; i++) {
+        struct mtrace_supp *p = &mt.supp[i];
+        const char *base = strrchr(s->file, '/');
+        if (p->fun && fnmatch(p->fun, s->func, 0) == 0)
+            return p;
+        if (p->src && (!p->line || p->line == s->line)
+            && (fnmatch(p->src, s->file, 0) == 0
+                || (base && !strchr(p->src, '/') && fnmatch(p->src, base + 1, 0) == 0)))
+            return p;
+    }
+    return 0;
+}
+
+/* MTRACE_MAX_HEAP=SIZE: bytes, or with K, M or G (1024, 1024^2, 1024^3). */
+static void mtrace_read_budget(void)
+{
+    const char *text = mtrace_getenv("MTRACE_MAX_HEAP");
+    char *end;
+    unsigned long long v;
+    if (!text || !*text)
+        return;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        v <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        v <<= 30, end++;
+    if (*end || end == text || errno || !v || *text == '-') {
+        char msg[256];
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_MAX_HEAP=%.100s is not a size (bytes, or with K, M or G): no budget\n", text);
+        mtrace_say(msg);
+        return;
+    }
+    mt.budget = (size_t)v;
+    mt.budget_text = text;
+}
+
+/* A buffered writer to a file descriptor, for the JSON report. */
+struct mtrace_fout { int fd; size_t n; char buf[8192]; };
+
+static void mtrace_fput(struct mtrace_fout *f, const char *s, size_t n)
+{
+    while (n > 0) {
+        size_t room = sizeof f->buf - f->n, k = n < room ? n : room;
+        memcpy(f->buf + f->n, s, k);
+        f->n += k;
+        s += k;
+        n -= k;
+        if (f->n == sizeof f->buf) {
+            mtrace_write_all(f->fd, f->buf, f->n);
+            f->n = 0;
+        }
+    }
+}
+
+static void mtrace_fputs(struct mtrace_fout *f, const char *s)
+{
+    mtrace_fput(f, s, strlen(s));
+}
+
+/* A JSON string: quotes, backslashes, control characters and bytes above
+   0x7f escaped (\u00XX), so the file is valid JSON whatever the names. */
+static void mtrace_fput_json(struct mtrace_fout *f, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *end = s + strnlen(s, MTRACE_NAMEMAX);
+    mtrace_fput(f, "\"", 1);
+    for (; s < end; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char e[2];
+            e[0] = '\\';
+            e[1] = (char)c;
+            mtrace_fput(f, e, 2);
+        } else if (c < 0x20 || c >= 0x7f) {
+            char e[6];
+            memcpy(e, "\\u00", 4);
+            e[4] = hex[c >> 4];
+            e[5] = hex[c & 15];
+            mtrace_fput(f, e, 6);
+        } else
+            mtrace_fput(f, s, 1);
+    }
+    mtrace_fput(f, "\"", 1);
+}
+
+/* "  \"key\": number" with the separator before it. */
+static void mtrace_fput_num(struct mtrace_fout *f, const char *key, size_t v, int last)
+{
+    char line[128];
+    snprintf(line, sizeof line, "  \"%s\": %lu%s\n", key, (unsigned long)v, last ? "" : ",");
+    mtrace_fputs(f, line);
+}
+
+static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *));
+static int mtrace_by_peak(const void *a, const void *b);
+
+/* MTRACE_REPORT: what the summary and the leak report hold, as JSON
+   (doc/report-json.md), written at exit at every level. */
+static void mtrace_write_json(int status)
+{
+    const char *name = mtrace_getenv("MTRACE_REPORT");
+    char path[4096], line[256];
+    struct mtrace_fout *f;
+    unsigned i, *order;
+    if (!name || !*name)
+        return;
+    if (!mtrace_build_name(path, sizeof path, name) || !(f = (struct mtrace_fout *)mtrace_pages(sizeof *f))) {
+        mtrace_say("*** MTRACE: warning: MTRACE_REPORT: the name is too long: no JSON report\n");
+        return;
+    }
+    if ((f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+        mtrace_say("*** MTRACE: warning: cannot write the JSON report ");
+        mtrace_say(path);
+        mtrace_say(": ");
+        mtrace_say(strerror(errno));
+        mtrace_say("\n");
+        mtrace_unpages(f, sizeof *f);
+        return;
+    }
+    f->n = 0;
+    mtrace_fputs(f, "{\n  \"mtrace_report\": 1,\n");
+    mtrace_fput_num(f, "pid", (size_t)mt.pid, 0);
+    snprintf(line, sizeof line, "  \"rank\": %ld,\n  \"level\": %d,\n", mt.rank, mt.level);
+    mtrace_fputs(f, line);
+    mtrace_fputs(f, "  \"trace\": ");
+    if (mt.trace_written)
+        mtrace_fput_json(f, mt.path);
+    else
+        mtrace_fputs(f, "null");
+    snprintf(line, sizeof line, ",\n  \"program_status\": %d,\n  \"exit_status\": %d,\n", mt.exit_status, status);
+    mtrace_fputs(f, line);
+    mtrace_fput_num(f, "max_rss_bytes", mt.maxrss, 0);
+    mtrace_fput_num(f, "peak_bytes", mt.max, 0);
+    mtrace_fput_num(f, "peak_record", mt.peak_recno, 0);
+    mtrace_fput_num(f, "records", mt.nr, 0);
+    mtrace_fput_num(f, "tracer_bytes_at_peak", mt.maxoverhead, 0);
+    mtrace_fput_num(f, "double_frees", mt.double_frees, 0);
+    mtrace_fput_num(f, "leaked_bytes", mt.leaked, 0);
+    mtrace_fput_num(f, "leaked_blocks", mt.leaked_blocks, 0);
+    mtrace_fput_num(f, "suppressed_bytes", mt.suppressed, 0);
+    mtrace_fput_num(f, "suppressed_blocks", mt.suppressed_blocks, 0);
+    mtrace_fput_num(f, "untraced_signal_calls", mt.passed, 0);
+    if (mt.budget)
+        mtrace_fput_num(f, "budget_bytes", mt.budget, 0);
+    else
+        mtrace_fputs(f, "  \"budget_bytes\": null,\n");
+    snprintf(line, sizeof line, "  \"over_budget\": %s,\n  \"sites\": [", mt.over_budget ? "true" : "false");
+    mtrace_fputs(f, line);
+    order = mtrace_sorted_sites(mtrace_by_peak);
+    for (i = 0; order && i < mt.nsorted; i++) {
+        struct mtrace_sitestat *s = &mt.sites[order[i]];
+        mtrace_fputs(f, i ? ",\n    {\"function\": " : "\n    {\"function\": ");
+        mtrace_fput_json(f, s->func);
+        mtrace_fputs(f, ", \"file\": ");
+        mtrace_fput_json(f, s->file);
+        snprintf(line, sizeof line, ", \"line\": %d, \"allocations\": %lu, \"peak_bytes\": %lu, "
+                 "\"bytes_at_peak\": %lu, \"live_bytes\": %lu, \"live_blocks\": %lu, \"suppressed\": %s}",
+                 s->line, (unsigned long)s->allocs, (unsigned long)s->peak,
+                 (unsigned long)(s->seen == mt.peak_no ? s->at_peak : s->live), (unsigned long)s->live,
+                 (unsigned long)s->nlive, s->live && mtrace_suppression(s) ? "true" : "false");
+        mtrace_fputs(f, line);
+    }
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    mtrace_fputs(f, "\n  ]\n}\n");
+    mtrace_write_all(f->fd, f->buf, f->n);
+    mtrace_close(f->fd);
+    mtrace_unpages(f, sizeof *f);
 }
 
 /* ---- reports ---- */
@@ -1616,6 +1929,34 @@ static void mtrace_shell_word(char *dst, const char *prefix, const char *s, cons
     *dst = 0;
 }
 
+static int mtrace_by_at_peak(const void *a, const void *b)
+{
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    size_t u = x->seen == mt.peak_no ? x->at_peak : x->live, v = y->seen == mt.peak_no ? y->at_peak : y->live;
+    if (u != v)
+        return u < v ? 1 : -1;
+    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+/* The budget's error: the peak, its record, and the three sites that
+   held most at that moment. */
+static char *mtrace_put_budget(char *o, char *end, const char *who)
+{
+    unsigned i, *order = mtrace_sorted_sites(mtrace_by_at_peak);
+    mt.over_budget = 1;
+    o += snprintf(o, (size_t)(end - o), "%s*** MTRACE: error: peak traced memory %lu bytes exceeds the budget of %.40s"
+                  " (at record %lu)\n", who, (unsigned long)mt.max, mt.budget_text, (unsigned long)mt.peak_recno);
+    for (i = 0; order && i < mt.nsorted && i < 3 && o < end; i++) {
+        struct mtrace_sitestat *s = &mt.sites[order[i]];
+        size_t held = s->seen == mt.peak_no ? s->at_peak : s->live;
+        if (held)
+            o += snprintf(o, (size_t)(end - o), "%.*s:%d: note: %lu bytes held here at the peak (in %.*s)\n",
+                          MTRACE_NAMEMAX, s->file, s->line, (unsigned long)held, MTRACE_NAMEMAX, s->func);
+    }
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    return o < end ? o : end;
+}
+
 /* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
    in one go so that several processes do not interleave mid-line.  When
    there are several processes (MPI ranks, fork) each line says whose it
@@ -1623,7 +1964,7 @@ static void mtrace_shell_word(char *dst, const char *prefix, const char *s, cons
    the "file:line: error:" form that editors and CI read. */
 static int mtrace_report(void)
 {
-    enum { QUOTED = 4 * sizeof mt.path + 64 };
+    enum { QUOTED = 4 * MTRACE_PATHMAX + 64 };
     char *q;
     long threads;
     size_t cap = 8192 + (size_t)MTRACE_ROWS * (2 * MTRACE_NAMEMAX + 64), leaks = 0;
@@ -1673,15 +2014,33 @@ static int mtrace_report(void)
     order = mtrace_sorted_sites(mtrace_by_live);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
         struct mtrace_sitestat *s = &mt.sites[order[i]];
+        struct mtrace_supp *sup = mtrace_suppression(s);
         if (o + 2 * MTRACE_NAMEMAX + 128 >= end) {      /* flush a long leak list */
             mtrace_write_all(2, out, (size_t)(o - out));
             o = out;
         }
+        if (sup) {              /* expected: counted, not an error */
+            sup->bytes += s->live;
+            sup->blocks += s->nlive;
+            mt.suppressed += s->live;
+            mt.suppressed_blocks += s->nlive;
+            continue;
+        }
         MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
                (unsigned long)s->live, tag);
+        mt.leaked += s->live;
+        mt.leaked_blocks += s->nlive;
         leaks++;
     }
     mtrace_unpages(order, mt.maxsites * sizeof *order);
+    if (mt.suppressed)
+        MTRACE_OUT("%s*** MTRACE: %lu bytes in %lu blocks suppressed\n", who,
+                   (unsigned long)mt.suppressed, (unsigned long)mt.suppressed_blocks);
+    for (i = 0; i < mt.nsupp; i++)
+        if (!mt.supp[i].blocks)
+            MTRACE_OUT("%.300s:%u: warning: suppression matched no leak%s\n", mt.supp_file, mt.supp[i].at, tag);
+    if (mt.budget && mt.max > mt.budget)
+        o = mtrace_put_budget(o, end, who);
     if (leaks && (threads = mtrace_threads()) > 1)
         MTRACE_OUT("%s*** MTRACE: note: %ld other thread%s still running at exit: "
                    "the blocks they held count as leaks\n", who, threads - 1, threads > 2 ? "s were" : " was");
@@ -1696,7 +2055,7 @@ static int mtrace_report(void)
 #undef MTRACE_OUT
     mtrace_write_all(2, out, (size_t)(o - out));
     mtrace_unpages(out, cap);
-    return leaks || mt.double_frees;
+    return leaks || mt.double_frees || mt.over_budget;
 }
 
 /* After the program's atexit handlers and destructors (ours has the
@@ -1729,6 +2088,7 @@ static void mtrace_finish(void)
     mt.tracing = 0;
     mtrace_unlock();
     bad = mtrace_report();
+    mtrace_write_json(bad && mt.exit_status == 0 ? 1 : mt.exit_status);
     if (bad && mt.exit_status == 0) {
         fflush(0);
         mtrace_exit_now(1);

@@ -1,0 +1,127 @@
+#!/bin/bash
+# mtrace in CI (issue 14): suppressions (MTRACE_SUPPRESS), a memory budget
+# (MTRACE_MAX_HEAP) and the JSON report (MTRACE_REPORT), checked against
+# the text report.  tests/ci/cache.c leaks 300 bytes on purpose (its
+# vendor's cache, vendor.h:5) and 10 by mistake (cache.c:16); its peak is
+# 8300 bytes, at record 2.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP/tests/ci" || exit 2
+CC=${CC:-cc}
+CFLAGS_T=${TEST_CFLAGS:--g -O1}
+export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
+for level in 1 2 3; do
+    $CC $CFLAGS_T -O0 -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" cache.c -o "$TMP/cache$level" \
+        -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+done
+# run NAME LEVEL [VAR=value...]: runs cacheLEVEL in $TMP with the variables;
+# stdout, stderr, status in $TMP/NAME.{out,err,rc}
+run() {
+    local name=$1 level=$2; shift 2
+    (cd "$TMP" && env "$@" MTRACE=$name.trace ./cache$level > $name.out 2> $name.err; echo $? > $name.rc)
+}
+rc() { [ "$(cat "$TMP/$1.rc")" = "$2" ] || { echo "     exit status $(cat "$TMP/$1.rc"), expected $2"; return 1; }; }
+
+# --- suppressions
+cat > "$TMP/supp" <<'EOT'
+# the vendor's cache is kept until exit on purpose
+fun:vendor_*
+src:nowhere.c:3
+EOT
+run supp 2 MTRACE_SUPPRESS=supp
+has "suppressed: counted in one line" "$TMP/supp.err" "*** MTRACE: 300 bytes in 1 blocks suppressed"
+hasnt "suppressed: no error for the vendor's cache" "$TMP/supp.err" "vendor.h:5: error"
+has "suppressed: the real leak still is one" "$TMP/supp.err" "cache.c:16: error: 10 bytes leaked here"
+has "a suppression that matched nothing: named by file:line" "$TMP/supp.err" "supp:3: warning: suppression matched no leak"
+check "a real leak left: exit status 1" rc supp 1
+for pattern in "src:vendor.h" "src:vendor.*" "src:vendor.h:5" "src:v*.h:5"; do
+    printf '%s\nsrc:cache.c:16\n' "$pattern" > "$TMP/supp2"
+    run supp2 3 MTRACE_SUPPRESS=supp2
+    check "suppressions '$pattern' and src:cache.c:16: nothing left, exit status 0, one line" \
+        sh -c "test \"\$(cat '$TMP/supp2.err')\" = '*** MTRACE: 310 bytes in 2 blocks suppressed' && test \"\$(cat '$TMP/supp2.rc')\" = 0"
+done
+printf 'fun:vendor_cache\nleak:what\nsrc:\n' > "$TMP/supp3"
+run supp3 3 MTRACE_SUPPRESS=supp3
+has "a malformed line: one warning naming file:line" "$TMP/supp3.err" \
+    "*** MTRACE: supp3:2: not a suppression (fun:NAME, src:FILE or src:FILE:LINE): leak:what"
+has "a malformed line: the next one too" "$TMP/supp3.err" "supp3:3: not a suppression"
+has "a malformed line: the good ones still apply" "$TMP/supp3.err" "300 bytes in 1 blocks suppressed"
+run nosupp 3 MTRACE_SUPPRESS=/nonexistent/supp
+has "a missing suppression file: one warning" "$TMP/nosupp.err" \
+    "*** MTRACE: warning: cannot read the suppression file /nonexistent/supp: No such file or directory"
+check "a missing suppression file: the program unchanged (output, status 1 for its leaks)" \
+    sh -c "test \"\$(cat '$TMP/nosupp.out')\" = done && test \"\$(cat '$TMP/nosupp.rc')\" = 1"
+
+# --- the memory budget
+printf 'fun:vendor_*\nsrc:cache.c:16\n' > "$TMP/all"
+run budget 3 MTRACE_SUPPRESS=all MTRACE_MAX_HEAP=8K
+cat > "$TMP/budget.expected" <<'EOT'
+*** MTRACE: 310 bytes in 2 blocks suppressed
+*** MTRACE: error: peak traced memory 8300 bytes exceeds the budget of 8K (at record 2)
+cache.c:11: note: 5000 bytes held here at the peak (in main)
+cache.c:12: note: 3000 bytes held here at the peak (in main)
+vendor.h:5: note: 300 bytes held here at the peak (in vendor_cache)
+EOT
+same "over the budget: the peak, its record, the three sites that held most" "$TMP/budget.expected" "$TMP/budget.err"
+check "over the budget: exit status 1" rc budget 1
+run within 3 MTRACE_SUPPRESS=all MTRACE_MAX_HEAP=9000
+check "within the budget: exit status 0" rc within 0
+hasnt "within the budget: no error" "$TMP/within.err" "error"
+run badsize 3 MTRACE_SUPPRESS=all MTRACE_MAX_HEAP=12Q
+has "MTRACE_MAX_HEAP=12Q: one warning" "$TMP/badsize.err" "*** MTRACE: warning: MTRACE_MAX_HEAP=12Q is not a size (bytes, or with K, M or G): no budget"
+check "MTRACE_MAX_HEAP=12Q: the program unchanged (status 0)" rc badsize 0
+
+# --- the JSON report, at every level, checked against the text report
+for level in 1 2 3; do
+    run json$level $level MTRACE_SUPPRESS=supp MTRACE_MAX_HEAP=8K MTRACE_REPORT=report-%p.json
+    r=$(ls "$TMP"/report-*.json 2> /dev/null | head -n 1)
+    check "JSON report, level $level: written, with %p as the pid" test -n "$r"
+    [ -n "$r" ] || continue
+    mv "$r" "$TMP/json$level.json"
+    check "JSON report, level $level: valid JSON (python3 -m json.tool)" \
+        sh -c "python3 -m json.tool '$TMP/json$level.json' > /dev/null"
+done
+J=$TMP/json2.json
+# field FIELD: the value of a top-level field
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$J" "$1"; }
+text_peak=$(sed -n 's/.*max traced memory size: *\([0-9]*\) bytes.*/\1/p' "$TMP/json2.err")
+text_rss=$(sed -n 's/.*max resident  set size: *\([0-9]*\) bytes.*/\1/p' "$TMP/json2.err")
+check "JSON: peak_bytes = the summary's max traced memory ($text_peak)" test "$(field peak_bytes)" = "$text_peak"
+check "JSON: max_rss_bytes = the summary's max resident set size" test "$(field max_rss_bytes)" = "$text_rss"
+check "JSON: peak_record = the budget error's record (2)" test "$(field peak_record)" = 2
+check "JSON: suppressed_bytes and blocks = the report's line (300, 1)" \
+    test "$(field suppressed_bytes) $(field suppressed_blocks)" = "300 1"
+check "JSON: leaked_bytes and blocks (10, 1)" test "$(field leaked_bytes) $(field leaked_blocks)" = "10 1"
+check "JSON: the program's status (0) and the status given (1)" test "$(field program_status) $(field exit_status)" = "0 1"
+check "JSON: over_budget, budget_bytes" test "$(field over_budget) $(field budget_bytes)" = "True 8192"
+check "JSON: the trace is named at level 1, null at level 2" \
+    sh -c "python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))[\"trace\"]; sys.exit(not t.endswith(\"json1.trace\"))' '$TMP/json1.json' && test \"\$(J='$J'; python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"trace\"])' '$J')\" = None"
+# every site: its peak as in the summary, its live bytes as in the leak lines
+python3 - "$J" > "$TMP/json.sites" <<'EOT'
+import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    print("%10d %23s   %s:%d" % (s["peak_bytes"], s["function"], s["file"], s["line"]))
+EOT
+grep -E '^ +[0-9]+ +[a-z_]+ +[^ ]+:[0-9]+$' "$TMP/json2.err" > "$TMP/text.sites"
+same "JSON: every site's peak = the summary's table" "$TMP/text.sites" "$TMP/json.sites"
+python3 - "$J" > "$TMP/json.leaks" <<'EOT'
+import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    if s["live_bytes"] and not s["suppressed"]:
+        print("%s:%d: error: %d bytes leaked here" % (s["file"], s["line"], s["live_bytes"]))
+EOT
+grep ': error: .* leaked here' "$TMP/json2.err" > "$TMP/text.leaks"
+same "JSON: the unsuppressed live bytes = the leak lines" "$TMP/text.leaks" "$TMP/json.leaks"
+check "JSON: bytes_at_peak of the three sites = the budget notes (5000, 3000, 300)" \
+    test "$(python3 -c 'import json,sys; print(sorted(s["bytes_at_peak"] for s in json.load(open(sys.argv[1]))["sites"]))' "$J")" = "[0, 300, 3000, 5000]"
+# names that JSON must escape
+mkdir -p "$TMP/odd"
+cp cache.c vendor.h "$TMP/odd/"
+(cd "$TMP/odd" && mv cache.c 'we"ird\name.c' && $CC -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" 'we"ird\name.c' -o odd \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace && MTRACE_REPORT=odd.json ./odd > /dev/null 2>&1)
+cat > "$TMP/odd.py" <<'EOT'
+import json, sys
+files = [s["file"] for s in json.load(open(sys.argv[1]))["sites"]]
+sys.exit(0 if 'we"ird\\name.c' in files else 1)
+EOT
+check "JSON: a file name with a quote and a backslash stays valid JSON, and reads back" python3 "$TMP/odd.py" "$TMP/odd/odd.json"
+finish
