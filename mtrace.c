@@ -731,6 +731,7 @@ static MTRACE_HOT struct mtrace_block *mtrace_find(struct mtrace_table *t, uintp
     return &t->slots[i];
 }
 
+#ifdef MTRACE_INTERPOSE         /* only the interposers forget a block */
 /* Removes an entry, shifting back the ones that probed past it. */
 static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
 {
@@ -752,6 +753,7 @@ static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
     }
     t->slots[i].addr = 0;
 }
+#endif
 
 /* Grows the table (or rebuilds it without its tombstones when they
    outnumber live blocks: the oldest double frees then go unnoticed). */

@@ -116,7 +116,7 @@ check "JSON: bytes_at_peak of the three sites = the budget notes (5000, 3000, 30
 # names that JSON must escape
 mkdir -p "$TMP/odd"
 cp cache.c vendor.h "$TMP/odd/"
-(cd "$TMP/odd" && mv cache.c 'we"ird\name.c' && $CC -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" 'we"ird\name.c' -o odd \
+(cd "$TMP/odd" && mv cache.c 'we"ird\name.c' && $CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" 'we"ird\name.c' -o odd \
     -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace && MTRACE_REPORT=odd.json ./odd > /dev/null 2>&1)
 cat > "$TMP/odd.py" <<'EOT'
 import json, sys
