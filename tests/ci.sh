@@ -124,4 +124,14 @@ files = [s["file"] for s in json.load(open(sys.argv[1]))["sites"]]
 sys.exit(0 if 'we"ird\\name.c' in files else 1)
 EOT
 check "JSON: a file name with a quote and a backslash stays valid JSON, and reads back" python3 "$TMP/odd.py" "$TMP/odd/odd.json"
+# the example in doc/report-json.md has exactly the fields the runtime writes
+cat > "$TMP/keys.py" <<'EOT'
+import json, re, sys
+doc = json.loads(re.search(r"```json\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1))
+real = json.load(open(sys.argv[2]))
+ok = list(doc) == list(real) and list(doc["sites"][0]) == list(real["sites"][0])
+sys.exit(0 if ok else 1)
+EOT
+check "doc/report-json.md: its example has the runtime's fields, in its order" \
+    python3 "$TMP/keys.py" "$TOP/doc/report-json.md" "$J"
 finish
