@@ -27,8 +27,22 @@
 # and 1 (level 1 writes its trace to a file), cost per allocator call.
 # Every run must print the plain build's output, exit 0 and (traced) print
 # the summary; anything else is an error and the exit status is 1.
+#
+#   bench/build.sh --build-only OUTDIR   (used by bench/run.sh for `make bench`)
+# only builds lua four times, OUTDIR/lua.0 plain and OUTDIR/lua.3, .2, .1 at
+# those levels, with the library (.so) or, with BENCH_USE=oneline, the
+# one-line use, against the tracer in BENCH_MTRACE_DIR when set (its
+# mtrace.h and libmtrace.so already built there), with make -j(nproc);
+# nothing is timed.  Lua's CFLAGS without its -march=native (Valgrind
+# stops on instructions it does not know, and Massif runs this build).
+# Exit status 1 if a build fails.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_ONLY=
+if [ "${1:-}" = --build-only ]; then
+    BUILD_ONLY=${2:?usage: bench/build.sh --build-only OUTDIR}
+    BUILD_ONLY=$(cd "$BUILD_ONLY" && pwd) || exit 2
+fi
 if [ -z "${LUA_SRC:-}" ]; then
     echo "bench/build.sh: skipped: LUA_SRC is not set (make bench-build LUA_SRC=/path/to/lua," \
         "a checkout of github.com/lua/lua at a 5.4 tag)"
@@ -50,12 +64,14 @@ T0=$(date +%s) LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # ---- the tracer, the timer, Lua's own flags ----------------------------------
 M=$W/mt
 mkdir -p "$M" "$W/bin" "$W/run"
-if [ -n "${MTRACE_REV:-}" ]; then  # a committed tracer, for a result that can be reproduced
+if [ -n "$BUILD_ONLY" ] && [ -n "${BENCH_MTRACE_DIR:-}" ]; then
+    M=$BENCH_MTRACE_DIR  # bench/run.sh's snapshot, its libraries built
+elif [ -n "${MTRACE_REV:-}" ]; then  # a committed tracer, for a result that can be reproduced
     for f in mtrace.h mtrace.c; do git -C "$TOP" show "$MTRACE_REV:$f" > "$M/$f" || exit 2; done
 else
     cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$M/" || exit 2
 fi
-make -s -C "$M" -f "$TOP/Makefile" libmtrace.so libmtrace.a >&2 || exit 2
+[ -f "$M/libmtrace.so" ] || make -s -C "$M" -f "$TOP/Makefile" libmtrace.so libmtrace.a >&2 || exit 2
 cc -O2 -o "$W/timeit" "$TOP/bench/timeit.c" || exit 2
 luavar() { make -s -C "$LUA_SRC" echo | sed -n "s/^$1 = *//p"; }
 BASE_CFLAGS=$(luavar MYCFLAGS) BASE_LIBS=$(luavar MYLIBS)
@@ -69,6 +85,23 @@ cflags() {
     esac
 }
 libs() { case $1 in so) echo "-L$M -Wl,-rpath,$M -lmtrace" ;; a) echo "$M/libmtrace.a" ;; esac; }
+if [ -n "$BUILD_ONLY" ]; then
+    case ${BENCH_USE:-lib} in lib) use=so ;; oneline) use=one ;; *) echo "BENCH_USE: lib or oneline" >&2; exit 2 ;; esac
+    all=$(luavar CFLAGS | sed 's/ -march=native//')
+    for l in 0 3 2 1; do
+        if [ "$l" = 0 ]; then b=plain; else b=$use; fi
+        d=$W/lua.$l
+        rm -rf "$d" && cp -r "$LUA_SRC" "$d" || exit 2
+        if ! (cd "$d" && make -j"$(nproc)" CFLAGS="$all $(cflags "$b" "$l")" \
+                MYLIBS="$BASE_LIBS $(libs "$b")") > "$W/log" 2>&1; then
+            echo "bench/build.sh: the $(label "$b") build of Lua at MTRACE=$l failed:" >&2
+            tail -n 20 "$W/log" >&2
+            exit 1
+        fi
+        cp "$d/lua" "$BUILD_ONLY/lua.$l" && rm -rf "$d" || exit 2
+    done
+    exit 0
+fi
 # timed RESULT-KEY COMMAND...: runs it, appends "KEY wall cpu" to the results
 timed() {
     local key=$1 wall user sys rss status

@@ -7,6 +7,13 @@
      strings  long strings with escapes and \u sequences
      numbers  matrices of numbers: many tiny values
      deep     deeply nested arrays and objects
+   or: json mt NTHREADS SCALE
+     the five above in NTHREADS threads at once, each thread over its own
+     documents (SCALE rounds of a records, a config, a strings, a numbers
+     and a deep document, at a fifth of their sizes, seeded by the thread):
+     the multi-threaded pipeline of issue 12.  The work per thread does not
+     depend on NTHREADS, and the checksum adds up the threads' checksums,
+     so it does not depend on the schedule either.
 
    Each workload generates documents with a seeded generator, parses them
    into a tree (one malloc per value, decoded strings and keys in their own
@@ -15,6 +22,7 @@
    into a growing buffer, parses that output again to check it, and frees
    everything.  Most of the time is spent on characters rather than in the
    allocator, which is the point: this is the overhead a real program sees. */
+#include <pthread.h>
 #include <string.h>
 #include "common.h"
 
@@ -852,41 +860,100 @@ static uint64_t process(const struct buf *text, int records)
     return h;
 }
 
+/* One document of kind w (the workload names above) at the single-thread
+   sizes, or at a fifth of them (small, for the threaded mix), mixed into
+   the checksum h. */
+static uint64_t one_round(uint64_t h, const char *w, rng_t *r, struct buf *text, int small)
+{
+    text->n = 0;
+    if (!strcmp(w, "records"))
+        gen_records(text, r, small ? 400 : 2000);
+    else if (!strcmp(w, "config")) {
+        /* many small documents, each with its own text buffer */
+        int k;
+        for (k = 0; k < (small ? 40 : 200); k++) {
+            struct buf one = { NULL, 0, 0 };
+            gen_config(&one, r);
+            h = mix(h, process(&one, 0));
+            buf_free(&one);
+        }
+        return h;
+    } else if (!strcmp(w, "strings"))
+        gen_strings(text, r, small ? 100 : 500);
+    else if (!strcmp(w, "numbers"))
+        gen_matrix(text, r, small ? 40 : 200, 100);
+    else if (!strcmp(w, "deep"))
+        gen_deep(text, r, small ? 12 : 14);
+    else {
+        fputs("usage: json records|config|strings|numbers|deep SCALE\n"
+              "       json mt NTHREADS SCALE\n", stderr);
+        exit(2);
+    }
+    return mix(h, process(text, !strcmp(w, "records")));
+}
+
+struct job {
+    long scale;
+    unsigned seed;
+    uint64_t sum;
+};
+
+static void *mt_thread(void *arg)
+{
+    static const char *const kinds[] = { "records", "config", "strings", "numbers", "deep" };
+    struct job *j = arg;
+    struct buf text = { NULL, 0, 0 };
+    uint64_t h = 0;
+    long i;
+    int k;
+    rng_t r;
+
+    rng_seed(&r, 1000 + j->seed);
+    for (i = 0; i < j->scale; i++)
+        for (k = 0; k < 5; k++)
+            h = one_round(h, kinds[k], &r, &text, 1);
+    buf_free(&text);
+    j->sum = h;
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "";
-    long scale = arg_long(argc, argv, 2, 10), i;
+    long scale, i;
     struct buf text = { NULL, 0, 0 };
     uint64_t h = 0;
     rng_t r;
 
-    rng_seed(&r, 6);
-    for (i = 0; i < scale; i++) {
-        text.n = 0;
-        if (!strcmp(w, "records"))
-            gen_records(&text, &r, 2000);
-        else if (!strcmp(w, "config")) {
-            /* many small documents, each with its own text buffer */
-            int k;
-            for (k = 0; k < 200; k++) {
-                struct buf one = { NULL, 0, 0 };
-                gen_config(&one, &r);
-                h = mix(h, process(&one, 0));
-                buf_free(&one);
+    if (!strcmp(w, "mt")) {
+        long nt = arg_long(argc, argv, 2, 4);
+        pthread_t *tid;
+        struct job *job;
+        scale = arg_long(argc, argv, 3, 10);
+        tid = xcheck(calloc((size_t)nt, sizeof *tid));
+        job = xcheck(calloc((size_t)nt, sizeof *job));
+        for (i = 0; i < nt; i++) {
+            job[i].scale = scale;
+            job[i].seed = (unsigned)i;
+            if (pthread_create(&tid[i], NULL, mt_thread, &job[i])) {
+                fputs("pthread_create failed\n", stderr);
+                return 3;
             }
-            continue;
-        } else if (!strcmp(w, "strings"))
-            gen_strings(&text, &r, 500);
-        else if (!strcmp(w, "numbers"))
-            gen_matrix(&text, &r, 200, 100);
-        else if (!strcmp(w, "deep"))
-            gen_deep(&text, &r, 14);
-        else {
-            fputs("usage: json records|config|strings|numbers|deep SCALE\n", stderr);
-            return 2;
         }
-        h = mix(h, process(&text, !strcmp(w, "records")));
+        for (i = 0; i < nt; i++) {
+            pthread_join(tid[i], NULL);
+            h += job[i].sum;
+        }
+        free(tid);
+        free(job);
+        /* ops: documents processed (5 per round and thread) */
+        report(h, (uint64_t)(nt * scale * 5));
+        return 0;
     }
+    scale = arg_long(argc, argv, 2, 10);
+    rng_seed(&r, 6);
+    for (i = 0; i < scale; i++)
+        h = one_round(h, w, &r, &text, 0);
     buf_free(&text);
     /* the allocator calls are not counted here: ops is the document count */
     report(h, (uint64_t)scale);

@@ -2,7 +2,8 @@
 # markdown report.  Inputs (awk -f report.awk results traces memory):
 #   results: NAME BUILD ROUND WALL USER SYS MAXRSS_KB STATUS CHECKSUM OPS
 #            BUILD is base, m3, m2, m1 (full size), small, heaptrack,
-#            massif (peer size)
+#            massif (peer size); the workload "startup" is an empty
+#            program (small, heaptrack, massif): the peers' start-up
 #   traces:  NAME BYTES RECORDS          (one MTRACE=1 trace per workload)
 #   memory:  NAME LIVE OVERHEAD_BYTES    (workloads that print their peak
 #            live block count; overhead from the MTRACE=2 summary)
@@ -63,6 +64,27 @@ function rss_mb(name, build,    r, out) {
     if (out == "") return "-"
     return sprintf("%.0f", median(out) / 1024)
 }
+# Per-round ratios of a peer to the uninstrumented program at the peer
+# size, both less their start-up (median time of the empty program under
+# the same tool, and plain): what the tool costs on the work itself.
+function net_ratios(name, build,    r, out, x, y) {
+    out = ""
+    for (r = 1; r <= maxround; r++) {
+        x = val[name, build, r, "wall"]; y = val[name, "small", r, "wall"]
+        if (x == "" || y == "") continue
+        x -= start[build]; y -= start["small"]
+        if (y <= 0) continue
+        out = out " " (x / y)
+    }
+    return out
+}
+function net_cell(name, build,    l) {
+    if (failed[name, build]) return "FAILED"
+    l = net_ratios(name, build)
+    if (l == "") return "-"
+    return sprintf("%.1f× [%.1f–%.1f]", median(l), minof(l), maxof(l))
+}
+function fmt(x, d) { return x == "" ? "not measured" : sprintf("%." d "f×", x) }
 function verdict(x, limit, cpu) {
     if (x == "") return "n/a"
     return (x <= limit ? sprintf("met (%.2f× ≤ %s×", x, limit) \
@@ -88,13 +110,15 @@ END {
     ns = split(sizes, s, ";")
     for (i = 1; i <= ns; i++) { split(s[i], kv, "="); size[kv[1]] = kv[2] }
     peers = (peer_list != "")
+    split("base m3 m2 m1", mb, " ")
+    split("uninstrumented|MTRACE=3|MTRACE=2|MTRACE=1", mname, "|")
+    np = split(peer_list, plist, " ")
+    start["small"] = median(walls("startup", "small", "wall"))
+    for (k = 1; k <= np; k++) start[plist[k]] = median(walls("startup", plist[k], "wall"))
 
     print "| workload | size | uninstrumented s | MTRACE=3 | MTRACE=2 | MTRACE=1 |" \
-          (index(peer_list, "heaptrack") ? " heaptrack (peer size) |" : "") \
-          (index(peer_list, "massif") ? " massif (peer size) |" : "") \
           " trace B/rec | peak RSS MB: 0 / 3 / 2 / 1 |"
-    printf "|---|---|---|---|---|---|%s%s---|---|\n", \
-           index(peer_list, "heaptrack") ? "---|" : "", index(peer_list, "massif") ? "---|" : ""
+    print "|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= nw; i++) {
         n = names[i]
         w = walls(n, "base", "wall")
@@ -103,8 +127,6 @@ END {
         line = sprintf("| %s | %s | %s | %s | %s | %s |", n, size[n], base,
                        cell(n, "m3", "base", "wall"), cell(n, "m2", "base", "wall"),
                        cell(n, "m1", "base", "wall"))
-        if (index(peer_list, "heaptrack")) line = line " " cell(n, "heaptrack", "small", "wall") " |"
-        if (index(peer_list, "massif")) line = line " " cell(n, "massif", "small", "wall") " |"
         bpr = trecs[n] > 0 ? sprintf("%.1f", tbytes[n] / trecs[n]) : "-"
         line = line sprintf(" %s | %s / %s / %s / %s |", bpr, rss_mb(n, "base"),
                             rss_mb(n, "m3"), rss_mb(n, "m2"), rss_mb(n, "m1"))
@@ -115,10 +137,40 @@ END {
     print "Wall-clock ratios to the uninstrumented build: median over the rounds of"
     print "(time of the build / time of the uninstrumented build in the same round),"
     print "[min–max] of those per-round ratios; " rounds " round(s), builds in rotating order."
-    if (peers)
-        print "heaptrack and massif run the workload at the smaller peer size given in the size column" \
-              " and are compared with the uninstrumented program at that size (" peer_rounds " round(s); their start-up, 0.4-0.5 s, is included)."
     print "trace B/rec: size of the whole MTRACE=1 trace file / its number of + - < > records."
+
+    # The peers, at their size, with their start-up subtracted.
+    if (peers) {
+        print ""
+        printf "Peers (heaptrack, valgrind --tool=massif) at the peer size of the size column, %d round(s). " \
+               "Their start-up, measured on an empty program in the same run, is ", peer_rounds
+        for (k = 1; k <= np; k++) printf "%s%s %.3f s", (k > 1 ? ", " : ""), plist[k], start[plist[k]]
+        printf " (uninstrumented: %.4f s); it is subtracted from both sides of each ratio: " \
+               "(peer − its start-up) / (uninstrumented − its start-up), per round, median [min–max]. " \
+               "The raw ratio (start-up included) and the share of the start-up in the peer's median time are given too.\n", start["small"]
+        print ""
+        hdr = "| workload | uninstrumented s |"; sep = "|---|---|"
+        for (k = 1; k <= np; k++) {
+            hdr = hdr " " plist[k] " s | " plist[k] " net | raw | start-up share |"; sep = sep "---|---|---|---|"
+        }
+        print hdr; print sep
+        for (i = 1; i <= nw; i++) {
+            n = names[i]
+            w = walls(n, "small", "wall")
+            if (w == "") continue
+            line = sprintf("| %s | %.3f |", n, median(w))
+            for (k = 1; k <= np; k++) {
+                t = plist[k]; pw = walls(n, t, "wall")
+                if (pw == "" || failed[n, t]) { line = line " FAILED | - | - | - |"; continue }
+                l = net_ratios(n, t)
+                if (l != "") { nr = median(l); if (!(t in pmin) || nr < pmin[t]) pmin[t] = nr
+                               if (!(t in pmax) || nr > pmax[t]) pmax[t] = nr; pnet[n, t] = nr }
+                line = line sprintf(" %.2f | %s | %s | %.0f%% |", median(pw), net_cell(n, t),
+                                    cell(n, t, "small", "wall"), 100 * start[t] / median(pw))
+            }
+            print line
+        }
+    }
 
     # CPU time (user + sys, all threads): the tracer's cost without the
     # noise of other processes, and including any helper thread it runs.
@@ -159,6 +211,7 @@ END {
         if (w2 != "" && o2 + 0 > 0) {
             p2 = w2 / o2 * 1e9; q2 = c2 / o2 * 1e9
             t2 = sprintf("%.1f (%.1f)", p2, q2); r2 = sprintf("%.2f× (%.2f×)", p2 / p1, q2 / q1)
+            tr2[bb] = p2 / p1; ctr2[bb] = q2 / q1
         } else {
             t2 = "-"; r2 = "-"
         }
@@ -171,7 +224,7 @@ END {
         bb = builds[b]; lg = 0; k = 0; clg = 0
         for (i = 1; i <= nw; i++) {
             n = names[i]
-            if (n !~ /^json-/) continue
+            if (n !~ /^json-/ || n ~ /^json-mt-/) continue
             x = med_ratio(n, bb, "base", "wall"); y = med_ratio(n, bb, "base", "cpu")
             if (x == "" || x <= 0 || y == "" || y <= 0) continue
             lg += log(x); clg += log(y); k++
@@ -180,9 +233,83 @@ END {
         nj = k
     }
     if (nj > 0) print ""
-    if (nj > 0) printf "JSON pipeline (the realistic program), geometric mean of the median ratios over its %d workloads: " \
+    if (nj > 0) printf "JSON pipeline (the realistic program), geometric mean of the median ratios over its %d single-thread workloads: " \
            "MTRACE=3 %.2f×, MTRACE=2 %.2f×, MTRACE=1 %.2f× (CPU time: %.2f×, %.2f×, %.2f×).\n", \
            nj, geo["m3"], geo["m2"], geo["m1"], cgeo["m3"], cgeo["m2"], cgeo["m1"]
+
+    # The JSON pipeline in 1, 2 and 4 threads, each over its own documents.
+    if (walls("json-mt-1", "base", "wall") != "" && walls("json-mt-4", "base", "wall") != "") {
+        print ""
+        print "JSON pipeline in 1, 2 and 4 threads on " ncpu " cores (json-mt-*, each thread over its own documents):" \
+              " overhead ratio to the uninstrumented build with the same threads (wall, median of the rounds)," \
+              " its 4-thread value divided by its 1-thread value (target ≤ 1.25×), and the CPU time per document," \
+              " 4 threads / 1 thread (uninstrumented: the machine's own figure). Peers: net ratios at the peer size."
+        print ""
+        print "| build | 1 thread | 2 threads | 4 threads | 4T ratio / 1T ratio | 2T ratio / 1T ratio | CPU per document 4T / 1T |"
+        print "|---|---|---|---|---|---|---|"
+        for (b = 1; b <= 4; b++) {
+            bb = mb[b]
+            c1 = median(walls("json-mt-1", bb, "cpu")); c4 = median(walls("json-mt-4", bb, "cpu"))
+            o1 = ops["json-mt-1", bb]; o4 = ops["json-mt-4", bb]
+            cpd = (c1 == "" || c4 == "" || o1 + 0 == 0 || o4 + 0 == 0) ? "-" : sprintf("%.2f×", (c4 / o4) / (c1 / o1))
+            if (cpd != "-") jcpu[bb] = (c4 / o4) / (c1 / o1)
+            if (bb == "base") {
+                printf "| uninstrumented | %.3f s | %.3f s | %.3f s | - | - | %s |\n", median(walls("json-mt-1", bb, "wall")),
+                       median(walls("json-mt-2", bb, "wall")), median(walls("json-mt-4", bb, "wall")), cpd
+                continue
+            }
+            x1 = med_ratio("json-mt-1", bb, "base", "wall"); x2 = med_ratio("json-mt-2", bb, "base", "wall")
+            x4 = med_ratio("json-mt-4", bb, "base", "wall")
+            if (x1 != "" && x4 != "") jmt[bb] = x4 / x1
+            printf "| %s | %s | %s | %s | %s | %s | %s |\n", mname[b], fmt(x1, 2), fmt(x2, 2), fmt(x4, 2),
+                   (x1 != "" && x4 != "") ? sprintf("%.2f×", x4 / x1) : "-",
+                   (x1 != "" && x2 != "") ? sprintf("%.2f×", x2 / x1) : "-", cpd
+        }
+        for (k = 1; k <= np; k++) {
+            t = plist[k]
+            x1 = pnet["json-mt-1", t]; x2 = pnet["json-mt-2", t]; x4 = pnet["json-mt-4", t]
+            if (x1 != "" && x4 != "") jmt[t] = x4 / x1
+            printf "| %s (net, peer size) | %s | %s | %s | %s | %s | - |\n", t, fmt(x1, 1), fmt(x2, 1), fmt(x4, 1),
+                   (x1 != "" && x4 != "") ? sprintf("%.2f×", x4 / x1) : "-",
+                   (x1 != "" && x2 != "") ? sprintf("%.2f×", x2 / x1) : "-"
+        }
+    }
+
+    # Cost per call with a small and a large live set.
+    if (ops["live-small", "base"] + 0 > 0 && ops["live-large", "base"] + 0 > 0) {
+        print ""
+        printf "Cost per allocator call with %s and with %s live blocks (live-small, live-large: wall ns per call, median; " \
+               "the tracer's own cost is the traced build's less the uninstrumented one's):\n", \
+               live["live-small"] == "" ? "few" : live["live-small"], live["live-large"] == "" ? "many" : live["live-large"]
+        print ""
+        print "| build | ns/call, small live set | ns/call, large live set | tracer's ns/call, small | tracer's ns/call, large | tracer's cost large / small |"
+        print "|---|---|---|---|---|---|"
+        for (b = 1; b <= 4; b++) {
+            bb = mb[b]
+            ws = median(walls("live-small", bb, "wall")); wl = median(walls("live-large", bb, "wall"))
+            if (ws == "" || wl == "") { printf "| %s | - | - | - | - | - |\n", mname[b]; continue }
+            ps = ws / ops["live-small", "base"] * 1e9; pl = wl / ops["live-large", "base"] * 1e9
+            if (bb == "base") { ps0 = ps; pl0 = pl; printf "| uninstrumented | %.1f | %.1f | - | - | - |\n", ps, pl; continue }
+            ds = ps - ps0; dl = pl - pl0
+            if (ds > 0) livecost[bb] = dl / ds
+            printf "| %s | %.1f | %.1f | %.1f | %.1f | %s |\n", mname[b], ps, pl, ds, dl, (ds > 0 ? sprintf("%.2f×", dl / ds) : "-")
+        }
+    }
+
+    # Lua 5.4 running bench/alloc.lua (and any other lua* workload).
+    for (b = 2; b <= 4; b++) {
+        bb = builds[b]; lg = 0; k = 0
+        for (i = 1; i <= nw; i++) {
+            n = names[i]
+            if (n !~ /^lua/) continue
+            x = med_ratio(n, bb, "base", "wall")
+            if (x == "" || x <= 0) continue
+            lg += log(x); k++
+        }
+        lgeo[bb] = k ? exp(lg / k) : ""; nl = k
+    }
+    if (nl > 0) printf "\nLua 5.4 (bench/alloc.lua), geometric mean over %d script(s): MTRACE=3 %.2f×, MTRACE=2 %.2f×, MTRACE=1 %.2f×.\n", \
+                       nl, lgeo["m3"], lgeo["m2"], lgeo["m1"]
 
     # Tracer memory, for the workloads that report their peak live blocks.
     if (nlive > 0) {
@@ -223,6 +350,34 @@ END {
     if (treemem != "")
         print "- tracer memory ≤ 32 B per live block (tree, summary's figure): " \
               (treemem <= 32 ? sprintf("met (%.1f B)", treemem) : sprintf("**NOT met** (%.1f B)", treemem))
+
+    print ""
+    print "Issue 12 (wall-clock figures unless said; \"not measured\": the run had no such workload):"
+    print ""
+    print "| measure | now | target |"
+    print "|---|---|---|"
+    printf "| cost per call, 2 threads / 1 thread, levels 2 and 3 (threads workload) | %s / %s (CPU %s / %s) | ≤ 1.5× |\n", \
+           fmt(tr2["m2"], 2), fmt(tr2["m3"], 2), fmt(ctr2["m2"], 2), fmt(ctr2["m3"], 2)
+    printf "| cost per call, 2 threads / 1 thread, level 1 | %s (CPU %s) | ≤ 1.5× |\n", fmt(tr2["m1"], 2), fmt(ctr2["m1"], 2)
+    printf "| CPU time per call, 4 threads / 1 thread, levels 3 / 2 / 1 (threads; json-mt per document) | %s / %s / %s (json-mt: %s / %s / %s; uninstrumented %s, %s) | ≤ 2× |\n", \
+           fmt(ctr["m3"], 2), fmt(ctr["m2"], 2), fmt(ctr["m1"], 2), fmt(jcpu["m3"], 2), fmt(jcpu["m2"], 2), fmt(jcpu["m1"], 2), \
+           fmt(ctr["base"], 2), fmt(jcpu["base"], 2)
+    printf "| realistic MT workload (json-mt), 4 threads: overhead ratio / its 1-thread ratio, levels 3 / 2 / 1 | %s / %s / %s (heaptrack %s, massif %s) | ≤ 1.25× |\n", \
+           fmt(jmt["m3"], 2), fmt(jmt["m2"], 2), fmt(jmt["m1"], 2), fmt(jmt["heaptrack"], 2), fmt(jmt["massif"], 2)
+    printf "| churn, levels 2 and 3 | %s / %s | ≤ 1.5× |\n", fmt(med_ratio("churn", "m2", "base", "wall"), 2), fmt(med_ratio("churn", "m3", "base", "wall"), 2)
+    printf "| churn, level 1 | %s | ≤ 4× |\n", fmt(med_ratio("churn", "m1", "base", "wall"), 2)
+    printf "| JSON pipeline geomean, level 2 / level 1 | %s / %s | ≤ 1.4× / ≤ 2.2× |\n", fmt(geo["m2"], 2), fmt(geo["m1"], 2)
+    r0 = median(walls_rss("tree", "base")); r3 = median(walls_rss("tree", "m3"))
+    printf "| tracer memory per live block (tree workload, summary and RSS) | %s / %s | ≤ 32 B both |\n", \
+           treemem == "" ? "not measured" : sprintf("%.1f B", treemem), \
+           (r0 == "" || r3 == "" || live["tree"] == "") ? "not measured" : sprintf("%.1f B", (r3 - r0) * 1024 / live["tree"])
+    printf "| large tree (bigtree, %s live nodes), level 2 / level 1 | %s / %s | ≤ 2× / ≤ 3× |\n", live["bigtree"] == "" ? "5 M" : live["bigtree"], \
+           fmt(med_ratio("bigtree", "m2", "base", "wall"), 2), fmt(med_ratio("bigtree", "m1", "base", "wall"), 2)
+    printf "| tracer's cost per call, large live set / small (live-large / live-small), levels 3 / 2 / 1 | %s / %s / %s | – |\n", \
+           fmt(livecost["m3"], 2), fmt(livecost["m2"], 2), fmt(livecost["m1"], 2)
+    printf "| Lua 5.4 allocation-heavy scripts geomean, level 2 / level 1 | %s / %s | ≤ 1.3× / ≤ 1.8× |\n", fmt(lgeo["m2"], 2), fmt(lgeo["m1"], 2)
+    printf "| heaptrack / Massif, start-up subtracted (range over the workloads) | %s | – |\n", \
+           ("heaptrack" in pmin && "massif" in pmin) ? sprintf("%.1f–%.1f× / %.1f–%.1f×", pmin["heaptrack"], pmax["heaptrack"], pmin["massif"], pmax["massif"]) : "not measured"
 }
 function walls_rss(name, build,    r, out) {
     out = ""

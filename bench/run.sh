@@ -2,13 +2,16 @@
 # bench/run.sh [--quick] [--ms-print-done] - the benchmark suite of issue 6.
 #
 # Builds every workload of bench/workloads.sh four times (uninstrumented,
-# -DMTRACE=3, 2, 1; $CC -O2, from the repository root), runs each build
+# -DMTRACE=3, 2, 1; $CC -O2, from the repository root; traced builds with
+# libmtrace.so, the library use, or with BENCH_USE=oneline the one-line
+# use; Lua, when LUA_SRC names its source tree, by bench/build.sh), runs each build
 # BENCH_RUNS times (default 5, 1 with --quick) in alternating, rotating
 # order, and prints a markdown report on stdout: median wall time of the
 # uninstrumented build, the other builds as ratios to it (per round, so
 # that a slow moment of this shared machine hits both sides of a ratio),
 # trace bytes per record, peak RSS.  When installed, heaptrack and
-# valgrind --tool=massif run each workload at a tenth of its size.  Every
+# valgrind --tool=massif run each workload at a smaller size, and an
+# empty program for their start-up, subtracted in the report.  Every
 # run's checksum must equal the uninstrumented one: a mismatch, a crash or
 # a non-zero exit status is reported loudly and makes the exit status 1.
 # Then the tool benchmarks: bench/ms_print.sh and bench/mtrace2massif.sh.
@@ -18,7 +21,9 @@
 # Environment: BENCH_RUNS (rounds), BENCH_PEERS=0 (skip heaptrack and
 # massif), BENCH_PEER_RUNS (their rounds, default 3, 1 with --quick), BENCH_ONLY (names of
 # the workloads to run, e.g. "churn json-records"), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
-# (records for bench/mtrace2massif.sh), CC.
+# (records for bench/mtrace2massif.sh), BENCH_USE (lib, the default, or
+# oneline), BENCH_MTRACE_REV (a commit: its mtrace.c and mtrace.h instead
+# of the working tree's), LUA_SRC (a Lua 5.4 source tree: the lua workload), CC.
 # --ms-print-done: `make bench` already ran bench/ms_print.sh (the ms_print
 # section of the Makefile makes `bench` depend on it); don't run it twice.
 set -u
@@ -71,11 +76,22 @@ TB=$(date +%s)
 bench_generate "$MODE"
 # The tracer as it is now: others may be editing it while we build.
 mkdir -p "$W/src"
-cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$W/src/" || exit 2
+if [ -n "${BENCH_MTRACE_REV:-}" ]; then  # a committed tracer, for a result that can be reproduced
+    for f in mtrace.h mtrace.c; do git -C "$TOP" show "$BENCH_MTRACE_REV:$f" > "$W/src/$f" || exit 2; done
+else
+    cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$W/src/" || exit 2
+fi
 export BENCH_MTRACE_DIR=$W/src
-TRACER="$(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
-(cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h 2>/dev/null) ||
-    TRACER="$TRACER (+ uncommitted changes in the working tree)"
+case ${BENCH_USE:=lib} in lib | oneline) ;; *) echo "BENCH_USE must be lib or oneline" >&2; exit 2 ;; esac
+export BENCH_USE
+make -s -C "$W/src" -f "$TOP/Makefile" libmtrace.so >&2 || { echo "cannot build libmtrace.so" >&2; exit 2; }
+if [ -n "${BENCH_MTRACE_REV:-}" ]; then
+    TRACER="$(cd "$TOP" && git log -1 --format='%h %s' "$BENCH_MTRACE_REV" -- mtrace.c mtrace.h) (BENCH_MTRACE_REV=$BENCH_MTRACE_REV)"
+else
+    TRACER="$(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
+    (cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h 2>/dev/null) ||
+        TRACER="$TRACER (+ uncommitted changes in the working tree)"
+fi
 # the workloads to run: all, or those named in BENCH_ONLY
 selected() {
     bench_workloads "$MODE" | awk -F'|' -v only="${BENCH_ONLY:-}" '
@@ -84,9 +100,15 @@ selected() {
 }
 [ -n "$(selected)" ] || { echo "BENCH_ONLY names no workload of bench/workloads.sh" >&2; exit 2; }
 PROGS=$(selected | cut -d'|' -f2 | sort -u)
+# Lua first, by bench/build.sh (its own makefile, make -j$NCPU)
+if [[ " $(echo $PROGS) " == *" lua "* ]]; then
+    say "building Lua from $LUA_SRC (bench/build.sh --build-only)"
+    "$TOP/bench/build.sh" --build-only "$W/bin" >&2 || true
+fi
+"$CC" -O2 -I"$TOP/bench" -o "$W/bin/empty.0" "$TOP/bench/empty.c" || exit 2
 # All builds in parallel, one per core: nothing is timed yet.  A build
 # that fails is an error; its runs are reported as FAILED, the rest go on.
-for p in $PROGS; do for l in 0 3 2 1; do echo "$p $l"; done; done |
+for p in $PROGS; do [ "$p" = lua ] || for l in 0 3 2 1; do echo "$p $l"; done; done |
     xargs -P "$NCPU" -n 2 bash -c '. "$BENCH_TOP/bench/workloads.sh";
         bench_build "$1" "$2" "$BENCH_GEN/bin/$1.$2" 2> "$BENCH_GEN/bin/$1.$2.log" ||
         { echo "build of $1 at MTRACE=$2 failed:"; head -n 20 "$BENCH_GEN/bin/$1.$2.log"; }' _ >&2
@@ -115,7 +137,9 @@ one() {
     rm -f "$W/trace"
     (cd "$W/run" && MTRACE="$W/trace" "$W/timeit" "$W/time" "${cmd[@]}" "$@" > "$W/out" 2> "$W/err")
     read -r wall user sys rss status < "$W/time" || { wall=0 user=0 sys=0 rss=0 status=999; }
-    csum=$(awk '$1 == "checksum" { print $2 }' "$W/out")
+    # Lua: the checksum of bench/alloc.lua's own lines (heaptrack writes on stdout too)
+    if [ "$prog" = lua ]; then csum=$(grep -E '^(trees|long-lived|strings|tables) ' "$W/out" | cksum | tr ' ' -)
+    else csum=$(awk '$1 == "checksum" { print $2 }' "$W/out"); fi
     ops=$(awk '$1 == "ops" { print $2 }' "$W/out")
     if [ "$status" != 0 ]; then
         error "$name: $build (round $round) exited with status $status; its stderr ends with:"
@@ -152,14 +176,26 @@ one() {
 BUILDS=(base m3 m2 m1)
 NAMES="" SIZES=""
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+if [ -n "$PEERS" ]; then
+    # their start-up: an empty program, as many rounds as the workloads
+    say "start-up: $PEER_RUNS round(s) of an empty program, uninstrumented +$PEERS"
+    for r in $(seq "$PEER_RUNS"); do
+        one startup empty small "$r"
+        for t in $PEERS; do one startup empty "$t" "$r"; done
+    done
+fi
 while IFS='|' read -r name prog args peer what; do
     NAMES="$NAMES $name"
     label=$args
     [ "$prog" = sites ] && label="$(bench_sites "$MODE") sites, $args"
     [ -n "$PEERS" ] && label="$label (peers: $peer)"
     SIZES="$SIZES$name=$label;"
-    say "$name ($what): $RUNS round(s) of ${BUILDS[*]}"
-    for r in $(seq "$RUNS"); do
+    nr=$(bench_max_rounds "$name")
+    [ -n "$nr" ] && [ "$nr" -lt "$RUNS" ] || nr=$RUNS
+    npr=$(bench_max_rounds "$name")
+    [ -n "$npr" ] && [ "$npr" -lt "$PEER_RUNS" ] || npr=$PEER_RUNS
+    say "$name ($what): $nr round(s) of ${BUILDS[*]}"
+    for r in $(seq "$nr"); do
         # rotate the order each round, so no build always runs first
         for i in 0 1 2 3; do
             # shellcheck disable=SC2086
@@ -167,8 +203,8 @@ while IFS='|' read -r name prog args peer what; do
         done
     done
     if [ -n "$PEERS" ]; then
-        say "$name: $PEER_RUNS round(s) of uninstrumented +$PEERS at size '$peer'"
-        for r in $(seq "$PEER_RUNS"); do
+        say "$name: $npr round(s) of uninstrumented +$PEERS at size '$peer'"
+        for r in $(seq "$npr"); do
             # shellcheck disable=SC2086
             one "$name" "$prog" small "$r" $peer
             for t in $PEERS; do
@@ -188,7 +224,12 @@ echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- machine: $NCPU cores (nproc), ${cpu:-unknown CPU}, $(uname -sr)"
 echo "- load average (1, 5, 15 min) at the start: $LOAD0; at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "- compiler: $("$CC" --version 2>/dev/null | head -n 1) (-O2)"
-echo "- tracer: mtrace.c at $TRACER"
+echo "- tracer: mtrace.c at $TRACER; traced builds: $([ "$BENCH_USE" = lib ] && echo "the library use (-DMTRACE_LIB, libmtrace.so)" || echo "the one-line use (-include mtrace.h, BENCH_USE=oneline)")"
+if [ -n "${LUA_SRC:-}" ]; then
+    echo "- Lua: $LUA_SRC, built by bench/build.sh --build-only (Lua's makefile and flags, without -march=native)"
+else
+    echo "- Lua: not run (LUA_SRC is not set; make bench LUA_SRC=/path/to/lua-5.4)"
+fi
 echo "- command: bench/run.sh${1:+ $*}, BENCH_RUNS=$RUNS; peers:${PEERS:- none}${PEERS:+, BENCH_PEER_RUNS=$PEER_RUNS}"
 echo "- builds and workloads: $((T1 - T0)) s"
 echo

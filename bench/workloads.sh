@@ -5,11 +5,13 @@
 #   NAME | PROGRAM | ARGS | PEER-ARGS | WHAT
 # MODE is "full" or "quick".  PEER-ARGS is the scaled-down size run under
 # heaptrack and Massif (they cost 20-100x, so the full size would take
-# minutes): about a quarter of the full size, so that their start-up
-# (0.4-0.5 s) does not dominate; a tenth in quick mode, where the figures
-# are only a smoke test.  The uninstrumented program is timed at that size
-# as well, so their ratios compare like with like.  Sizes are chosen so that each
-# uninstrumented run takes a few tenths of a second here (2 cores).
+# minutes): about a quarter of the full size; a tenth in quick mode, where
+# the figures are only a smoke test.  The uninstrumented program is timed
+# at that size as well, and bench/run.sh subtracts the peers' start-up
+# (0.3-0.5 s, measured on bench/empty.c) from both sides, so their ratios
+# compare like with like.  Sizes are chosen so that each uninstrumented run
+# takes a few tenths of a second here (2 cores); bigtree (5 M live nodes),
+# live-large (10 M live blocks) and lua (with LUA_SRC) take seconds.
 
 bench_workloads() {
     if [ "$1" = quick ]; then
@@ -28,7 +30,14 @@ json-config|json|config 8|config 1|JSON: many small documents
 json-strings|json|strings 2|strings 1|JSON: escaped strings
 json-numbers|json|numbers 4|numbers 1|JSON: number matrices
 json-deep|json|deep 2|deep 1|JSON: deep nesting
+json-mt-1|json|mt 1 4|mt 1 1|JSON pipeline in 1 thread
+json-mt-2|json|mt 2 4|mt 2 1|JSON pipeline in 2 threads, separate documents
+json-mt-4|json|mt 4 4|mt 4 1|JSON pipeline in 4 threads, separate documents
+bigtree|bigtree|500000 1|100000 1|balanced tree, all nodes live, built and freed
+live-small|live|10000 1000000|10000 200000|churn with 10 k live blocks
+live-large|live|1000000 1000000|100000 200000|churn with many live blocks
 LIST
+        bench_lua_line 10 8
     else
         cat <<'LIST'
 churn|churn|8000000|2000000|random-size churn, pool of 8192 live blocks
@@ -45,8 +54,31 @@ json-config|json|config 40|config 10|JSON: many small documents
 json-strings|json|strings 10|strings 3|JSON: escaped strings
 json-numbers|json|numbers 20|numbers 5|JSON: number matrices
 json-deep|json|deep 10|deep 3|JSON: deep nesting
+json-mt-1|json|mt 1 12|mt 1 4|JSON pipeline in 1 thread
+json-mt-2|json|mt 2 12|mt 2 4|JSON pipeline in 2 threads, separate documents
+json-mt-4|json|mt 4 12|mt 4 4|JSON pipeline in 4 threads, separate documents
+bigtree|bigtree|5000000 1|500000 1|balanced tree of 5 M nodes, all live, built and freed
+live-small|live|10000 10000000|10000 2000000|churn with 10 k live blocks
+live-large|live|10000000 2000000|1000000 400000|churn with 10 M live blocks
 LIST
+        bench_lua_line 16 12
     fi
+}
+
+# bench_lua_line DEPTH PEER-DEPTH: the Lua workload (bench/alloc.lua run by
+# a Lua built from $LUA_SRC by bench/build.sh --build-only), when LUA_SRC
+# is set.  Its checksum is that of its whole output.
+bench_lua_line() {
+    [ -n "${LUA_SRC:-}" ] || return 0
+    echo "lua|lua|$BENCH_TOP/bench/alloc.lua $1|$BENCH_TOP/bench/alloc.lua $2|Lua 5.4: bench/alloc.lua (trees, strings, table churn)"
+}
+
+# bench_max_rounds NAME: at most this many rounds for the long workloads
+# (empty: BENCH_RUNS).
+bench_max_rounds() {
+    case $1 in
+    lua | live-large) echo 3 ;;
+    esac
 }
 
 # Number of generated call sites for the "sites" program.
@@ -54,20 +86,31 @@ bench_sites() { if [ "$1" = quick ]; then echo 1000; else echo 3000; fi; }
 
 # bench_build PROGRAM LEVEL OUTPUT [EXTRA-CFLAGS...]: compile one workload
 # from the repository root ($BENCH_TOP), uninstrumented for LEVEL 0, else
-# with -DMTRACE=LEVEL -include ./mtrace.h, or the copy of the header in
-# $BENCH_MTRACE_DIR when set (bench/run.sh builds against a snapshot, so
-# that an edit of mtrace.c during the builds cannot mix two versions).
+# traced at that level, the way a project is: the library use,
+# -DMTRACE=LEVEL -DMTRACE_LIB -include mtrace.h, linked with libmtrace.so
+# (-L, -rpath); with BENCH_USE=oneline, the one-line use, -DMTRACE=LEVEL
+# -include mtrace.h (the runtime compiled into the file).  The header and
+# library are those of $BENCH_MTRACE_DIR when set (bench/run.sh builds
+# against a snapshot, so that an edit of mtrace.c during the builds cannot
+# mix two versions), else of the repository root (after `make`).
 # The "sites" program is generated into $BENCH_GEN (bench_generate first).
 bench_build() {
-    local prog=$1 level=$2 out=$3 src hdr=./mtrace.h
+    local prog=$1 level=$2 out=$3 src dir=${BENCH_MTRACE_DIR:-$BENCH_TOP}
     shift 3
-    if [ "$prog" = sites ]; then src=$BENCH_GEN/sites.c; else src=bench/$prog.c; fi
-    [ -n "${BENCH_MTRACE_DIR:-}" ] && hdr=$BENCH_MTRACE_DIR/mtrace.h
+    case $prog in
+    sites) src=$BENCH_GEN/sites.c ;;
+    lua) echo "bench_build: lua is built by bench/build.sh --build-only" >&2; return 1 ;;
+    *) src=bench/$prog.c ;;
+    esac
     if [ "$level" = 0 ]; then
         (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -o "$out" "$src" -pthread)
-    else
-        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -DMTRACE="$level" -include "$hdr" \
+    elif [ "${BENCH_USE:-lib}" = oneline ]; then
+        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -DMTRACE="$level" -include "$dir/mtrace.h" \
             -o "$out" "$src" -pthread)
+    else
+        (cd "$BENCH_TOP" && ${CC:-cc} -O2 "$@" -Ibench -DMTRACE="$level" -DMTRACE_LIB \
+            -include "$dir/mtrace.h" -o "$out" "$src" -pthread \
+            -L"$dir" -Wl,-rpath,"$dir" -lmtrace)
     fi
 }
 
