@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,8 +69,8 @@ MTRACE_LIBC(char *, mtrace_getcwd, (char *, size_t), getcwd);
 MTRACE_LIBC(void, mtrace_exit_now, (int), _exit) __attribute__((__noreturn__));
 MTRACE_LIBC(void, mtrace_libc__Exit, (int), _Exit) __attribute__((__noreturn__));
 MTRACE_LIBC(void, mtrace_libc_quick_exit, (int), quick_exit) __attribute__((__noreturn__));
-MTRACE_LIBC(int, mtrace_nanosleep, (const struct timespec *, struct timespec *), nanosleep);
 MTRACE_LIBC(int, mtrace_clock_gettime, (int, struct timespec *), clock_gettime);
+MTRACE_LIBC(int, mtrace_getattr_np, (pthread_t, pthread_attr_t *), pthread_getattr_np);
 MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
 MTRACE_LIBC(char *, mtrace_getenv, (const char *), secure_getenv);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
@@ -241,7 +242,7 @@ struct mtrace_state {
     unsigned *sitehash, nsitehash;
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
-    size_t double_frees;
+    size_t double_frees, invalid_frees;
     char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
                                    start (not in the state: the one-line use would
                                    keep a copy of the state's space per file) */
@@ -891,19 +892,19 @@ static void mtrace_on_exit(int status, void *arg)
 /* Takes the lock for an exit that skips the usual path (a signal, _exit):
    1 if this thread has it, now or already (the signal interrupted the
    tracer here: only whole records are committed).  Another thread inside
-   the tracer gets 100 ms to leave; after that the trace is given up
+   the tracer gets a second to leave (a thread preempted with the lock may
+   wait its turn on a loaded machine); after that the trace is given up
    rather than written twice.  Async-signal-safe. */
 static int mtrace_lock_to_leave(void)
 {
-    static const struct timespec ms = { 0, 1000000 };
-    int tries;
-    if (mtrace_pending.busy || mtrace_single_threaded)
+    long deadline = mtrace_now_ms() + 1000;
+    if (mtrace_pending.busy == 2 || mtrace_single_threaded)
         return 1;
-    for (tries = 0; tries < 100; tries++) {
+    do {
         if (!__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE))
             return 1;
-        mtrace_nanosleep(&ms, 0);
-    }
+        mtrace_sched_yield();
+    } while (mtrace_now_ms() < deadline);
     return 0;
 }
 
@@ -912,10 +913,12 @@ static int mtrace_lock_to_leave(void)
    that no record is written twice or cut. */
 static void mtrace_write_out(void)
 {
-    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) != MTRACE_READY || !mtrace_lock_to_leave())
+    int ready = MTRACE_READY;
+    /* DONE first: the other threads stop coming in, the one inside leaves */
+    if (!__atomic_compare_exchange_n(&mt.state, &ready, MTRACE_DONE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+        || !mtrace_lock_to_leave())
         return;
-    mtrace_pending.busy = 1;
-    __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
+    mtrace_pending.busy = 2;
     if (mt.fd >= 0) {
         mtrace_flush();
         mtrace_put_gnuplot();
@@ -1297,7 +1300,7 @@ static void mtrace_fork_child(void)
         mt.sites[i].at_peak = mt.sites[i].seen = 0;
     }
     mt.nids = 0;
-    mt.double_frees = 0;
+    mt.double_frees = mt.invalid_frees = 0;
     mt.total = mt.max = mt.nr = mt.peak_no = mt.peak_recno = 0;
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
@@ -1760,9 +1763,11 @@ static MTRACE_HOT int mtrace_lock_ready(void)
         __atomic_add_fetch(&mt.passed, 1, __ATOMIC_RELAXED);
         return 0;
     }
-    mtrace_pending.busy = 1;
+    mtrace_pending.busy = 1;    /* coming in */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mtrace_lock();
+    mtrace_pending.busy = 2;    /* holding the lock */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (mt.state == MTRACE_READY)
         return 1;
     mtrace_unlock();
@@ -2049,15 +2054,18 @@ static int mtrace_report(void)
     if (mt.passed && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: %lu calls made by signal handlers inside the tracer were not traced\n",
                    who, (unsigned long)mt.passed);
+    if (mt.invalid_frees)
+        MTRACE_OUT("%s*** MTRACE: %lu invalid free%s ignored\n", who,
+               (unsigned long)mt.invalid_frees, mt.invalid_frees > 1 ? "s" : "");
     if (mt.double_frees)
         MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
-    else if (!leaks && mt.level <= 2)
+    else if (!leaks && !mt.invalid_frees && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: No memory leaks\n", who);
 #undef MTRACE_OUT
     mtrace_write_all(2, out, (size_t)(o - out));
     mtrace_unpages(out, cap);
-    return leaks || mt.double_frees || mt.over_budget;
+    return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
 }
 
 /* After the program's atexit handlers and destructors (ours has the
@@ -2222,6 +2230,7 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust)
 {
     struct mtrace_block *b;
+    int known = 1;
     if (!p || !mtrace_lock_ready())
         return 1;
     b = t->slots ? mtrace_find(t, (uintptr_t)p) : 0;
@@ -2230,14 +2239,58 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     else if (b && b->addr && trust) {
         mtrace_double_free(b, by, "double free of a block");
         return 0;
-    }
+    } else
+        known = 0;
     mtrace_unlock();
-    return 1;
+    return known ? 1 : 2;
+}
+
+/* Is p on the calling thread's stack?  The bounds are asked once per
+   thread; only pointers mtrace does not know get here (two compares). */
+static int mtrace_on_stack(const void *p)
+{
+    struct mtrace_pending *q = &mtrace_pending;
+    if (!q->stack_hi) {
+        pthread_attr_t a;
+        void *lo;
+        size_t n;
+        q->stack_hi = 1;        /* unknown: nothing is on it */
+        if (mtrace_getattr_np(pthread_self(), &a) == 0) {
+            if (pthread_attr_getstack(&a, &lo, &n) == 0) {
+                q->stack_lo = (uintptr_t)lo;
+                q->stack_hi = (uintptr_t)lo + n;
+            }
+            pthread_attr_destroy(&a);
+        }
+    }
+    return (uintptr_t)p >= q->stack_lo && (uintptr_t)p < q->stack_hi;
+}
+
+/* free() of an address on the caller's stack: said like a double free,
+   with the trace flushed, then abort (or go on: MTRACE_DOUBLE_FREE). */
+static void mtrace_invalid_free(struct mtrace_site *by)
+{
+    char msg[2 * MTRACE_NAMEMAX + 128];
+    int n = snprintf(msg, sizeof msg, "%.*s:%d: error: free of an address on the stack (in %.*s)\n",
+                     MTRACE_NAMEMAX, by->file, by->line, MTRACE_NAMEMAX, by->func);
+    if (mtrace_lock_ready()) {
+        mt.invalid_frees++;
+        mtrace_flush();
+        mtrace_unlock();
+    }
+    mtrace_write_all(2, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1);
+    mtrace_pending.call = 0;
+    if (!mt.keep_going)
+        abort();
 }
 
 MTRACE_API void mtrace_free(void *p)
 {
-    if (mtrace_release(&mt.heap, p, mtrace_enter("free", mtrace_take((uintptr_t)p)), mt.interposed))
+    struct mtrace_site *d = mtrace_enter("free", mtrace_take((uintptr_t)p));
+    int known = mtrace_release(&mt.heap, p, d, mt.interposed);
+    if (known == 2 && mtrace_on_stack(p))
+        mtrace_invalid_free(d);
+    else if (known)
         mtrace_libc_free(p);
     mtrace_leave(0);
 }

@@ -184,6 +184,7 @@ struct mtrace_pending {
                                       call then passes through untraced) */
     const char *call;              /* the traced call under way ("free"), */
     struct mtrace_site *call_site; /* and its site: named if the program dies */
+    __UINTPTR_TYPE__ stack_lo, stack_hi;   /* this thread's stack, once asked */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));

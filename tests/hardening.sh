@@ -157,10 +157,14 @@ h "$D" running
 has "a thread still running at exit: a note says so" "$D/err" "*** MTRACE: note: 1 other thread was still running at exit"
 
 # --- 14. A crash inside a traced call names it
+# --- 13. free of an address on the caller's stack: said, then abort
+h "$D" crash-free
+has "free of a stack address: said like a double free" "$D/err" ": error: free of an address on the stack (in main)"
+check "free of a stack address: then abort (SIGABRT)" rc "$D" 134
 if [ -z "$ASAN" ]; then
-    h "$D" crash-free
-    has "free of a stack address: glibc aborts, the call is named" "$D/err" ": note: the program died in free() called here (in main)"
-    check "free of a stack address: the death is glibc's (SIGABRT)" rc "$D" 134
+    h "$D" crash-interior
+    has "free inside a heap block: glibc aborts, the call is named" "$D/err" ": note: the program died in free() called here (in main)"
+    check "free inside a heap block: the death is glibc's (SIGABRT)" rc "$D" 134
 fi
 if [ -z "$ASAN" ]; then     # ASan keeps SIGSEGV for itself
     h "$D" crash-strdup
