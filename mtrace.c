@@ -1156,20 +1156,29 @@ static int mtrace_path_fits(void)
     return !unfit;
 }
 
+/* The start of a file, at most cap - 1 bytes, NUL-terminated: its length,
+   or -1 (errno says why).  Async-signal-safe. */
+static long mtrace_read_file(const char *path, char *buf, size_t cap)
+{
+    long n = 0, got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while ((size_t)n < cap - 1 && (got = mtrace_read(fd, buf + n, cap - 1 - (size_t)n)) > 0)
+        n += got;
+    mtrace_close(fd);
+    buf[n] = 0;
+    return n;
+}
+
 /* "#cmd ARGS": the program's command line, escaped like FUNC and FILE, as
    the trace's first line (mtrace2massif's cmd:, gnuplot skips it). */
 static void mtrace_put_cmd(void)
 {
     char args[2048], *o = mt.buf + mt.len, *a;
-    long n = 0;
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        n = mtrace_read(fd, args, sizeof args - 1);
-        mtrace_close(fd);
-    }
+    long n = mtrace_read_file("/proc/self/cmdline", args, sizeof args);
     if (n <= 0)
         return;
-    args[n] = 0;
     memcpy(o, "#cmd", 4);
     o += 4;
     for (a = args; a < args + n; a += strlen(a) + 1) {
@@ -1527,27 +1536,18 @@ static void mtrace_read_suppressions(void)
     enum { MAX = 1 << 20 };
     const char *file = mtrace_getenv("MTRACE_SUPPRESS");
     char *text, *line, *next;
-    long n = 0, got;
     unsigned at = 0, lines = 1;
-    int fd;
     if (!file || !*file)
         return;
     mt.supp_file = file;
-    fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || !(text = (char *)mtrace_pages(MAX))) {
+    if (!(text = (char *)mtrace_pages(MAX)) || mtrace_read_file(file, text, MAX) < 0) {
         mtrace_say("*** MTRACE: warning: cannot read the suppression file ");
         mtrace_say(file);
         mtrace_say(": ");
         mtrace_say(strerror(errno));
         mtrace_say("\n");
-        if (fd >= 0)
-            mtrace_close(fd);
         return;
     }
-    while (n < MAX - 1 && (got = mtrace_read(fd, text + n, (size_t)(MAX - 1 - n))) > 0)
-        n += got;
-    mtrace_close(fd);
-    text[n] = 0;
     for (line = text; *line; line++)
         lines += *line == '\n';
     if (!(mt.supp = (struct mtrace_supp *)mtrace_pages(lines * sizeof *mt.supp)))
@@ -1893,15 +1893,8 @@ static void mtrace_put_gnuplot(void)
 static long mtrace_threads(void)
 {
     char status[4096], *t;
-    long n = 0;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        n = mtrace_read(fd, status, sizeof status - 1);
-        mtrace_close(fd);
-    }
-    if (n <= 0)
+    if (mtrace_read_file("/proc/self/status", status, sizeof status) <= 0)
         return 0;
-    status[n] = 0;
     t = strstr(status, "\nThreads:");
     return t ? strtol(t + 9, 0, 10) : 0;
 }

@@ -6,9 +6,6 @@
 # 8300 bytes, at record 2.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/ci" || exit 2
-CC=${CC:-cc}
-CFLAGS_T=${TEST_CFLAGS:--g -O1}
-export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
 for level in 1 2 3; do
     $CC $CFLAGS_T -O0 -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" cache.c -o "$TMP/cache$level" \
         -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace

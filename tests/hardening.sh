@@ -7,10 +7,6 @@
 # harden.c, does one hazard per mode; libplain.so is a library without mtrace.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/hardening" || exit 2
-CC=${CC:-cc}
-CFLAGS_T=${TEST_CFLAGS:--g -O1}
-case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
-export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
 B=$TMP/bin
 mkdir -p "$B"
 $CC $CFLAGS_T -fPIC -shared plain.c -o "$B/libplain.so" -lpthread

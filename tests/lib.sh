@@ -7,6 +7,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtrace-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
+# For the suites that build traced programs: the compiler, the flags
+# (TEST_CFLAGS: sanitized under `make test-sanitize`), whether ASan is on,
+# and ASan's options (the traced programs leak on purpose: LSan stays off).
+CC=${CC:-cc}
+CFLAGS_T=${TEST_CFLAGS:--g -O1}
+case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
+export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
+
 pass() { T_PASS=$((T_PASS + 1)); echo "ok   $*"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $*"; }
 

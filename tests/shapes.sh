@@ -7,10 +7,6 @@
 # where it applies, the one-line use (the runtime compiled into each file).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/shapes" || exit 2
-CC=${CC:-cc}
-CFLAGS_T=${TEST_CFLAGS:--g -O1}
-case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
-export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
 H=$TOP/mtrace.h
 # under `make test-sanitize` libmtrace is sanitized: so is everything linked with it
 X=$(printf '%s\n' $CFLAGS_T | grep -- '^-fsanitize' | tr '\n' ' ')

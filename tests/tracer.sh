@@ -3,13 +3,9 @@
 # the command that builds and runs it, and what must come out.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/tracer" || exit 2
-CC=${CC:-cc}
-CFLAGS_T=${TEST_CFLAGS:--g -O1}
 WARN="-Wall -Wextra"
-case $CFLAGS_T in *sanitize=address*) ASAN=1 ;; *) ASAN= ;; esac
 # Under AddressSanitizer mtrace does not define malloc and free itself (ASan's
 # must stay the program's), so what needs them is checked in normal builds only.
-export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0
 # The suite runs in the mode projects use, the runtime linked from
 # libmtrace (MTRACE_TEST_MODE=lib, the default), and again in the one-line
 # mode, the runtime compiled into each file (tests/oneline.sh sets
