@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -183,6 +184,7 @@ struct mtrace_sitestat {
     int pool;                   /* its blocks come from MTRACE_MALLOCLIKE */
     size_t live, peak, allocs;
     size_t nlive;               /* live blocks */
+    size_t reach, reach_blocks; /* of those, still reachable at exit (MTRACE_LEAK_CHECK) */
     size_t at_peak;             /* live bytes at the last global peak, once */
     unsigned long seen;         /* ...its peak number (see mtrace_count) */
 };
@@ -223,7 +225,9 @@ struct mtrace_state {
     size_t budget;              /* MTRACE_MAX_HEAP, 0 for none */
     const char *budget_text;
     size_t leaked, leaked_blocks, suppressed, suppressed_blocks;   /* at exit */
+    size_t reachable;           /* live at exit, not suppressed, still reachable */
     int over_budget;
+    int reachable_mode;         /* MTRACE_LEAK_CHECK=reachable */
     long flush_ms;              /* when the buffer was last written (monotonic, ms) */
     int trace_written;          /* the trace got its tail: the report shows how to draw it */
     int fifo;                   /* the trace is a FIFO: its reader may go away */
@@ -1453,6 +1457,7 @@ static void mtrace_init(void)
     mtrace_catch_signals();
     mtrace_read_suppressions();
     mtrace_read_budget();
+    mt.reachable_mode = mtrace_getenv("MTRACE_LEAK_CHECK") && !strcmp(mtrace_getenv("MTRACE_LEAK_CHECK"), "reachable");
     mtrace_grow_sites();
     mtrace_make_room(&mt.heap);
     mtrace_publish();
@@ -1724,6 +1729,7 @@ static void mtrace_write_json(int status)
     mtrace_fput_num(f, "leaked_blocks", mt.leaked_blocks, 0);
     mtrace_fput_num(f, "suppressed_bytes", mt.suppressed, 0);
     mtrace_fput_num(f, "suppressed_blocks", mt.suppressed_blocks, 0);
+    mtrace_fput_num(f, "reachable_bytes", mt.reachable, 0);
     mtrace_fput_num(f, "untraced_signal_calls", mt.passed, 0);
     if (mt.budget)
         mtrace_fput_num(f, "budget_bytes", mt.budget, 0);
@@ -1739,10 +1745,10 @@ static void mtrace_write_json(int status)
         mtrace_fputs(f, ", \"file\": ");
         mtrace_fput_json(f, s->file);
         snprintf(line, sizeof line, ", \"line\": %d, \"allocations\": %lu, \"peak_bytes\": %lu, "
-                 "\"bytes_at_peak\": %lu, \"live_bytes\": %lu, \"live_blocks\": %lu, \"suppressed\": %s}",
+                 "\"bytes_at_peak\": %lu, \"live_bytes\": %lu, \"live_blocks\": %lu, \"reachable_bytes\": %lu, \"suppressed\": %s}",
                  s->line, (unsigned long)s->allocs, (unsigned long)s->peak,
                  (unsigned long)(s->seen == mt.peak_no ? s->at_peak : s->live), (unsigned long)s->live,
-                 (unsigned long)s->nlive, s->live && mtrace_suppression(s) ? "true" : "false");
+                 (unsigned long)s->nlive, (unsigned long)s->reach, s->live && mtrace_suppression(s) ? "true" : "false");
         mtrace_fputs(f, line);
     }
     mtrace_unpages(order, mt.maxsites * sizeof *order);
@@ -1750,6 +1756,130 @@ static void mtrace_write_json(int status)
     mtrace_write_all(f->fd, f->buf, f->n);
     mtrace_close(f->fd);
     mtrace_unpages(f, sizeof *f);
+}
+
+/* MTRACE_LEAK_CHECK=reachable: at exit, the live blocks that the program
+   can still reach, conservatively (as LSan and Memcheck do): every word of
+   the writable data of the loaded objects, of this thread's stack from
+   here up, of the other threads' stacks, and, transitively, of the blocks
+   found, that points into a live traced block marks it.  Those count as
+   "still reachable" (a note per site); the others are the leaks. */
+struct mtrace_found { uintptr_t addr; size_t size; unsigned site; };
+static int mtrace_on_stack(const void *p);
+struct mtrace_scan { struct mtrace_found *b; size_t n; unsigned char *reached; size_t *todo, ntodo; };
+
+static int mtrace_by_addr(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct mtrace_found *)a)->addr, y = ((const struct mtrace_found *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+/* Marks the block that w points into, if any, and queues it. */
+static void mtrace_reach(struct mtrace_scan *sc, uintptr_t w)
+{
+    size_t lo = 0, hi = sc->n;
+    while (lo < hi) {           /* the last block starting at or below w */
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc->b[mid].addr <= w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && w < sc->b[lo - 1].addr + (sc->b[lo - 1].size ? sc->b[lo - 1].size : 1) && !sc->reached[lo - 1]) {
+        sc->reached[lo - 1] = 1;
+        sc->todo[sc->ntodo++] = lo - 1;
+    }
+}
+
+static void mtrace_scan_range(struct mtrace_scan *sc, uintptr_t from, uintptr_t to)
+{
+    uintptr_t a;
+    for (a = (from + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1); a + sizeof(void *) <= to; a += sizeof(void *))
+        mtrace_reach(sc, *(const uintptr_t *)a);
+}
+
+static int mtrace_scan_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+            mtrace_scan_range((struct mtrace_scan *)arg, info->dlpi_addr + ph->p_vaddr,
+                              info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+    }
+    return 0;
+}
+
+/* The other threads' stacks: glibc maps each with its guard page below
+   it, so in /proc/self/maps a private writable mapping that starts where
+   an inaccessible one ends.  (Malloc's arenas keep their reserve above
+   their writable part, so they do not look like that.) */
+static void mtrace_scan_thread_stacks(struct mtrace_scan *sc, uintptr_t mine_lo, uintptr_t mine_hi)
+{
+    enum { MAX = 1 << 20 };
+    char *maps = (char *)mtrace_pages(MAX), *line, *next;
+    uintptr_t guard_end = 0;
+    if (!maps || mtrace_read_file("/proc/self/maps", maps, MAX) <= 0) {
+        mtrace_unpages(maps, MAX);
+        return;
+    }
+    for (line = maps; *line; line = next) {
+        char *p = line;
+        uintptr_t lo = (uintptr_t)strtoull(p, &p, 16), hi = (uintptr_t)strtoull(p + 1, &p, 16);
+        if (!(next = strchr(line, '\n')))
+            next = line + strlen(line);
+        else
+            next++;
+        if (p[1] == '-' && p[2] == '-' && p[3] == '-')
+            guard_end = hi;
+        else {
+            if (p[1] == 'r' && p[2] == 'w' && p[4] == 'p' && lo == guard_end && (hi <= mine_lo || lo >= mine_hi))
+                mtrace_scan_range(sc, lo, hi);
+            guard_end = 0;
+        }
+    }
+    mtrace_unpages(maps, MAX);
+}
+
+/* Fills each site's reach and reach_blocks.  Called at exit, the tables
+   frozen (state DONE). */
+static void mtrace_find_reachable(void)
+{
+    struct mtrace_scan sc;
+    size_t i, cap = mt.heap.nlive + 1;
+    volatile uintptr_t here = 0;
+    __builtin_unwind_init();    /* this thread's registers onto its stack */
+    sc.b = (struct mtrace_found *)mtrace_pages(cap * sizeof *sc.b);
+    sc.reached = (unsigned char *)mtrace_pages(cap);
+    sc.todo = (size_t *)mtrace_pages(cap * sizeof *sc.todo);
+    sc.n = sc.ntodo = 0;
+    if (!sc.b || !sc.reached || !sc.todo)
+        goto done;
+    for (i = 0; i < mt.heap.n; i++)
+        if (mtrace_live(&mt.heap.slots[i])) {
+            sc.b[sc.n].addr = mt.heap.slots[i].addr;
+            sc.b[sc.n].size = mtrace_b_size(&mt.heap.slots[i]);
+            sc.b[sc.n++].site = mtrace_b_site(&mt.heap.slots[i]);
+        }
+    qsort(sc.b, sc.n, sizeof *sc.b, mtrace_by_addr);
+    dl_iterate_phdr(mtrace_scan_object, &sc);
+    mtrace_on_stack(0);         /* asks this thread's bounds */
+    mtrace_scan_range(&sc, (uintptr_t)&here, mtrace_pending.stack_hi);
+    mtrace_scan_thread_stacks(&sc, mtrace_pending.stack_lo, mtrace_pending.stack_hi);
+    while (sc.ntodo) {
+        struct mtrace_found *f = &sc.b[sc.todo[--sc.ntodo]];
+        mtrace_scan_range(&sc, f->addr, f->addr + f->size);
+    }
+    for (i = 0; i < sc.n; i++)
+        if (sc.reached[i]) {
+            mt.sites[sc.b[i].site].reach += sc.b[i].size;
+            mt.sites[sc.b[i].site].reach_blocks++;
+        }
+done:
+    mtrace_unpages(sc.b, cap * sizeof *sc.b);
+    mtrace_unpages(sc.reached, cap);
+    mtrace_unpages(sc.todo, cap * sizeof *sc.todo);
 }
 
 /* ---- reports ---- */
@@ -2011,6 +2141,8 @@ static int mtrace_report(void)
             mtrace_unpages(q, QUOTED * 3);
         }
     }
+    if (mt.reachable_mode)
+        mtrace_find_reachable();
     order = mtrace_sorted_sites(mtrace_by_live);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
         struct mtrace_sitestat *s = &mt.sites[order[i]];
@@ -2026,10 +2158,16 @@ static int mtrace_report(void)
             mt.suppressed_blocks += s->nlive;
             continue;
         }
+        if (s->reach)
+            MTRACE_OUT("%.*s:%d: note: %lu bytes still reachable here%s\n", MTRACE_NAMEMAX, s->file, s->line,
+                       (unsigned long)s->reach, tag);
+        mt.reachable += s->reach;
+        if (s->live == s->reach)
+            continue;
         MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
-               (unsigned long)s->live, tag);
-        mt.leaked += s->live;
-        mt.leaked_blocks += s->nlive;
+               (unsigned long)(s->live - s->reach), tag);
+        mt.leaked += s->live - s->reach;
+        mt.leaked_blocks += s->nlive - s->reach_blocks;
         leaks++;
     }
     mtrace_unpages(order, mt.maxsites * sizeof *order);
@@ -2041,7 +2179,7 @@ static int mtrace_report(void)
             MTRACE_OUT("%.300s:%u: warning: suppression matched no leak%s\n", mt.supp_file, mt.supp[i].at, tag);
     if (mt.budget && mt.max > mt.budget)
         o = mtrace_put_budget(o, end, who);
-    if (leaks && (threads = mtrace_threads()) > 1)
+    if (leaks && !mt.reachable_mode && (threads = mtrace_threads()) > 1)
         MTRACE_OUT("%s*** MTRACE: note: %ld other thread%s still running at exit: "
                    "the blocks they held count as leaks\n", who, threads - 1, threads > 2 ? "s were" : " was");
     if (mt.passed && mt.level <= 2)

@@ -121,6 +121,31 @@ files = [s["file"] for s in json.load(open(sys.argv[1]))["sites"]]
 sys.exit(0 if 'we"ird\\name.c' in files else 1)
 EOT
 check "JSON: a file name with a quote and a backslash stays valid JSON, and reads back" python3 "$TMP/odd.py" "$TMP/odd/odd.json"
+# --- lost or still reachable (MTRACE_LEAK_CHECK=reachable), against Memcheck:
+#     tests/ci/reach.c keeps a cache in a global, loses a list and a cycle,
+#     and has a block only another thread's stack points to
+$CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" reach.c -o "$TMP/reach" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
+(cd "$TMP" && MTRACE_LEAK_CHECK=reachable ./reach > reach.out 2> reach.err; echo $? > reach.rc)
+lost=$(awk '/ error: .* bytes leaked here/ {s += $(NF-3)} END {print s + 0}' "$TMP/reach.err")
+kept=$(awk '/ note: .* bytes still reachable here/ {s += $(NF-4)} END {print s + 0}' "$TMP/reach.err")
+echo "     mtrace: $lost bytes lost, $kept still reachable"
+check "reachable mode: the list and the cycle are the errors (96 + 64 bytes)" test "$lost" = 160
+check "reachable mode: the global cache and the other thread's block are notes (100 + 64 bytes)" test "$kept" = 164
+check "reachable mode: errors make the exit status 1" rc reach 1
+(cd "$TMP" && ./reach > /dev/null 2> reach-all.err)
+check "default mode: every block live at exit is a leak (324 bytes)" \
+    test "$(awk '/ error: .* bytes leaked here/ {s += $(NF-3)} END {print s + 0}' "$TMP/reach-all.err")" = 324
+if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
+    $CC -g -O0 reach.c -o "$TMP/reach-plain" -lpthread
+    valgrind --leak-check=full "$TMP/reach-plain" > /dev/null 2> "$TMP/reach.vg"
+    vlost=$(awk '/definitely lost:|indirectly lost:/ {gsub(",", "", $4); s += $4} END {print s + 0}' "$TMP/reach.vg")
+    vkept=$(awk '/still reachable:/ {gsub(",", "", $4); print $4}' "$TMP/reach.vg")
+    echo "     Memcheck: $vlost bytes definitely or indirectly lost, $vkept still reachable"
+    check "reachable mode: lost = Memcheck's definitely + indirectly lost ($vlost)" test "$lost" = "$vlost"
+    check "reachable mode: still reachable = Memcheck's ($vkept)" test "$kept" = "$vkept"
+fi
+
 # the example in doc/report-json.md has exactly the fields the runtime writes
 cat > "$TMP/keys.py" <<'EOT'
 import json, re, sys
