@@ -893,6 +893,18 @@ static void mtrace_on_exit(int status, void *arg)
     }
 }
 
+/* The records still in the buffer, then the tail: 1 if the trace got it
+   (a trace opened and still writable).  Lock held. */
+static int mtrace_end_trace(void)
+{
+    if (mt.fd < 0)
+        return 0;
+    mtrace_flush();
+    mtrace_put_gnuplot();
+    mtrace_flush();
+    return mt.fd >= 0;
+}
+
 /* Takes the lock for an exit that skips the usual path (a signal, _exit):
    1 if this thread has it, now or already (the signal interrupted the
    tracer here: only whole records are committed).  Another thread inside
@@ -923,11 +935,7 @@ static void mtrace_write_out(void)
         || !mtrace_lock_to_leave())
         return;
     mtrace_pending.busy = 2;
-    if (mt.fd >= 0) {
-        mtrace_flush();
-        mtrace_put_gnuplot();
-        mtrace_flush();
-    }
+    mtrace_end_trace();
     mt.tracing = 0;
 }
 
@@ -1692,6 +1700,13 @@ static void mtrace_write_json(int status)
     char path[4096], line[256];
     struct mtrace_fout *f;
     unsigned i, *order;
+    const struct { const char *key; size_t value; } figures[] = {   /* in doc/report-json.md's order */
+        { "max_rss_bytes", mt.maxrss }, { "peak_bytes", mt.max }, { "peak_record", mt.peak_recno },
+        { "records", mt.nr }, { "tracer_bytes_at_peak", mt.maxoverhead },
+        { "double_frees", mt.double_frees }, { "leaked_bytes", mt.leaked },
+        { "leaked_blocks", mt.leaked_blocks }, { "suppressed_bytes", mt.suppressed },
+        { "suppressed_blocks", mt.suppressed_blocks }, { "reachable_bytes", mt.reachable },
+        { "untraced_signal_calls", mt.passed } };
     if (!name || !*name)
         return;
     if (!mtrace_build_name(path, sizeof path, name) || !(f = (struct mtrace_fout *)mtrace_pages(sizeof *f))) {
@@ -1719,18 +1734,8 @@ static void mtrace_write_json(int status)
         mtrace_fputs(f, "null");
     snprintf(line, sizeof line, ",\n  \"program_status\": %d,\n  \"exit_status\": %d,\n", mt.exit_status, status);
     mtrace_fputs(f, line);
-    mtrace_fput_num(f, "max_rss_bytes", mt.maxrss, 0);
-    mtrace_fput_num(f, "peak_bytes", mt.max, 0);
-    mtrace_fput_num(f, "peak_record", mt.peak_recno, 0);
-    mtrace_fput_num(f, "records", mt.nr, 0);
-    mtrace_fput_num(f, "tracer_bytes_at_peak", mt.maxoverhead, 0);
-    mtrace_fput_num(f, "double_frees", mt.double_frees, 0);
-    mtrace_fput_num(f, "leaked_bytes", mt.leaked, 0);
-    mtrace_fput_num(f, "leaked_blocks", mt.leaked_blocks, 0);
-    mtrace_fput_num(f, "suppressed_bytes", mt.suppressed, 0);
-    mtrace_fput_num(f, "suppressed_blocks", mt.suppressed_blocks, 0);
-    mtrace_fput_num(f, "reachable_bytes", mt.reachable, 0);
-    mtrace_fput_num(f, "untraced_signal_calls", mt.passed, 0);
+    for (i = 0; i < sizeof figures / sizeof *figures; i++)
+        mtrace_fput_num(f, figures[i].key, figures[i].value, 0);
     if (mt.budget)
         mtrace_fput_num(f, "budget_bytes", mt.budget, 0);
     else
@@ -2217,15 +2222,9 @@ static void mtrace_finish(void)
     rss = mtrace_rss();
     if (rss > mt.maxrss)
         mtrace_set_rss(rss);
-    if (mt.fd >= 0) {
-        mtrace_flush();
-        mtrace_put_gnuplot();
-        mtrace_flush();
-        mt.trace_written = mt.fd >= 0;
-        if (mt.fd >= 0)
-            mtrace_close(mt.fd);
-        pmtrace.fd = mt.fd = -1;
-    }
+    if ((mt.trace_written = mtrace_end_trace()))
+        mtrace_close(mt.fd);
+    pmtrace.fd = mt.fd = -1;
     mt.tracing = 0;
     mtrace_unlock();
     bad = mtrace_report();
