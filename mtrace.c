@@ -187,6 +187,29 @@ struct mtrace_sitestat {
     size_t reach, reach_blocks; /* of those, still reachable at exit (MTRACE_LEAK_CHECK) */
     size_t at_peak;             /* live bytes at the last global peak, once */
     unsigned long seen;         /* ...its peak number (see mtrace_count) */
+    /* With MTRACE_DEPTH, each distinct chain of callers of a site is an
+       entry of its own (a "stack"), counted like a site and also through
+       its site: `parent` is the site, `frames` the callers' return
+       addresses, innermost first, and `id` the trace's SID. */
+    unsigned parent, nframes;
+    const uintptr_t *frames;
+};
+
+/* An executable segment of a loaded module, for the call stacks: frames
+   are trusted (followed further) only in the segments of traced code. */
+struct mtrace_seg {
+    uintptr_t lo, hi, bias;
+    const char *path;
+    int traced;                 /* holds traced code with frame pointers */
+    int written;                /* its "#map" is in the trace */
+};
+#define MTRACE_MAXDEPTH 64      /* MTRACE_DEPTH's ceiling (Massif's default is 30) */
+#define MTRACE_MAXSEGS 1024
+
+/* The callers of one traced call, walked before the lock is taken. */
+struct mtrace_chain {
+    unsigned n;
+    uintptr_t ret[MTRACE_MAXDEPTH - 1];
 };
 
 /* A suppression: fun:GLOB, src:GLOB or src:GLOB:LINE, from line `at` of
@@ -244,6 +267,13 @@ struct mtrace_state {
     struct mtrace_sitestat *sites;      /* [0] unused */
     unsigned nsites, maxsites, nids;
     unsigned *sitehash, nsitehash;
+    int depth;                  /* MTRACE_DEPTH: frames per stack, the site one of
+                                   them; 0: no stacks */
+    unsigned *stackhash, nstackhash, nstacks, nsids;
+    uintptr_t *framespace, *framespace_end;
+    struct mtrace_seg *segs;    /* MTRACE_MAXSEGS, published by nsegs */
+    unsigned nsegs;
+    char *exe;                  /* the program's path, for its "#map" */
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees, invalid_frees;
@@ -275,8 +305,8 @@ static void mtrace_publish(void)
 
 /* Sites of calls whose caller announced nothing: through a pointer taken
    to malloc in traced code, or from code compiled without mtrace. */
-static struct mtrace_site mtrace_unknown_site = { "?", "<unknown>", 0, 0 };
-static struct mtrace_site mtrace_untraced_site = { "?", "<code-without-mtrace>", 0, 0 };
+static struct mtrace_site mtrace_unknown_site = { "?", "<unknown>", 0, 0, 0 };
+static struct mtrace_site mtrace_untraced_site = { "?", "<code-without-mtrace>", 0, 0, 0 };
 
 /* The lock: a spinlock that yields early (with more threads than cores,
    spinning on a lock whose holder is not running wastes the core it
@@ -561,8 +591,11 @@ static size_t mtrace_rss(void)
     return (size_t)ru.ru_maxrss * 1024;
 }
 
-/* "OP ID RECNO TOTAL SITE MAXRSS" for the operation just accounted. */
-static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, size_t size)
+static void mtrace_put_stack(struct mtrace_sitestat *s);
+
+/* "OP ID RECNO TOTAL SITE MAXRSS", and " SID" with stacks (st: the stack,
+   or s when it has none), for the operation just accounted. */
+static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, struct mtrace_sitestat *st, size_t size)
 {
     char *o;
     if ((mt.nr & (MTRACE_RSS_EVERY - 1)) == 0 || size >= MTRACE_RSS_BIG) {
@@ -570,7 +603,8 @@ static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, size_t s
         if (rss > mt.maxrss)
             mtrace_set_rss(rss);
     }
-    if (mt.tracing && (s->id || (mtrace_put_site(s), mt.tracing))) {
+    if (mt.tracing && (s->id || (mtrace_put_site(s), mt.tracing))
+        && (st->id || st == s || (mtrace_put_stack(st), 1))) {
         o = mt.buf + mt.len;
         *o++ = (char)op;
         *o++ = ' ';
@@ -585,6 +619,10 @@ static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, size_t s
         *o++ = ' ';
         memcpy(o, mt.rss_text, sizeof mt.rss_text);
         o += mt.rss_len;
+        if (mt.depth) {
+            *o++ = ' ';
+            o = mtrace_put_u(o, st == s ? 0 : st->id);
+        }
         *o++ = '\n';
         mtrace_commit(o);
         mtrace_next_recno();
@@ -624,6 +662,8 @@ static int mtrace_grow_sites(void)
         memcpy(sites, mt.sites, mt.nsites * sizeof *sites);
     for (i = 1; i < mt.nsites; i++) {
         unsigned long h = mtrace_site_hash(sites[i].func, sites[i].file, sites[i].line, sites[i].pool);
+        if (sites[i].parent)
+            continue;           /* a stack, found through mt.stackhash */
         while (hash[h & mask])
             h++;
         hash[h & mask] = i;
@@ -698,6 +738,266 @@ static MTRACE_HOT unsigned mtrace_site_index(struct mtrace_site *d)
 static unsigned mtrace_pool_index(struct mtrace_site *d)
 {
     return mtrace_site_register(d, 1);
+}
+
+/* ---- call stacks (MTRACE_DEPTH) ----
+
+   The callers of a traced call are found by following frame pointers,
+   which costs a load per frame.  A frame pointer is only a register
+   convention: code built without it leaves anything there.  So a frame is
+   followed only inside segments known to hold traced code compiled with
+   frame pointers (a site whose file says so marks its segment); the first
+   return address outside them is kept, truthfully, and the walk stops. */
+
+static int mtrace_lock_ready(void);
+static int mtrace_on_stack(const void *p);
+
+/* The segment holding code address a among the first n, newest first (a
+   module loaded where an unloaded one was replaces it): -1 if none. */
+static int mtrace_seg_in(uintptr_t a, unsigned n)
+{
+    while (n--)
+        if (a >= mt.segs[n].lo && a < mt.segs[n].hi)
+            return (int)n;
+    return -1;
+}
+
+struct mtrace_seg_query { uintptr_t addr; struct mtrace_seg found; };
+
+/* dl_iterate_phdr's callback: the executable PT_LOAD holding q->addr. */
+static int mtrace_seg_match(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct mtrace_seg_query *q = (struct mtrace_seg_query *)arg;
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && q->addr >= lo && q->addr < lo + ph->p_memsz) {
+            q->found.lo = lo;
+            q->found.hi = lo + ph->p_memsz;
+            q->found.bias = info->dlpi_addr;
+            q->found.path = info->dlpi_name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The program's own path (the loader names it ""), asked once. */
+static const char *mtrace_exe_path(void)
+{
+    char link[MTRACE_PATHMAX];
+    long n;
+    if (!mt.exe) {
+        n = readlink("/proc/self/exe", link, sizeof link - 1);
+        link[n > 0 ? n : 0] = 0;
+        mt.exe = (char *)mtrace_keep_name(n > 0 ? link : "?");
+    }
+    return mt.exe;
+}
+
+/* The segment of code address a, asking the loader when it is new.  The
+   loader's lock is taken outside ours (a thread in dlopen holds it while
+   it allocates): -1 if a is in no module, or the table is full. */
+static int mtrace_seg_of(uintptr_t a)
+{
+    struct mtrace_seg_query q;
+    int i = mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
+    if (i >= 0)
+        return i;
+    memset(&q, 0, sizeof q);
+    q.addr = a;
+    if (!dl_iterate_phdr(mtrace_seg_match, &q) || !mtrace_lock_ready())
+        return -1;
+    if ((i = mtrace_seg_in(a, mt.nsegs)) < 0 && mt.nsegs < MTRACE_MAXSEGS && mt.segs) {
+        q.found.path = q.found.path && *q.found.path ? mtrace_keep_name(q.found.path) : mtrace_exe_path();
+        if (q.found.path) {
+            mt.segs[mt.nsegs] = q.found;
+            i = (int)mt.nsegs;
+            __atomic_store_n(&mt.nsegs, mt.nsegs + 1, __ATOMIC_RELEASE);
+        }
+    }
+    mtrace_unlock();
+    return i;
+}
+
+static int mtrace_seg_traced(int i)
+{
+    return i >= 0 && __atomic_load_n(&mt.segs[i].traced, __ATOMIC_RELAXED);
+}
+
+/* Is fp a frame of this thread's stack above `below`? */
+static int mtrace_frame_ok(const uintptr_t *fp, const void *below)
+{
+    return (const void *)fp > below && ((uintptr_t)fp & 7) == 0
+        && mtrace_on_stack(fp) && mtrace_on_stack(fp + 1);
+}
+
+/* The callers of the traced call whose entry point has frame `frame` and
+   whose site is d: at most MTRACE_DEPTH - 1 return addresses into c. */
+static void mtrace_walk(struct mtrace_chain *c, const uintptr_t *frame, const struct mtrace_site *d)
+{
+    const uintptr_t *fp;
+    const void *below = frame;
+    unsigned max = (unsigned)mt.depth - 1;
+    int seg;
+    c->n = 0;
+    if (mtrace_pending.caller && mtrace_pending.caller_frame)
+        fp = (const uintptr_t *)mtrace_pending.caller_frame;   /* MTRACE_ALLOC_FN's caller */
+    else {
+        if ((seg = mtrace_seg_of(frame[1])) < 0)
+            return;
+        if (d->frames && !mt.segs[seg].traced)
+            __atomic_store_n(&mt.segs[seg].traced, 1, __ATOMIC_RELAXED);
+        if (!mtrace_seg_traced(seg))
+            return;             /* the site's own frame cannot be trusted */
+        fp = (const uintptr_t *)frame[0];
+    }
+    while (c->n < max && mtrace_frame_ok(fp, below) && fp[1]) {
+        c->ret[c->n++] = fp[1];
+        if (!mtrace_seg_traced(mtrace_seg_of(fp[1])))
+            break;
+        below = fp;
+        fp = (const uintptr_t *)fp[0];
+    }
+}
+
+static unsigned long mtrace_stack_hash(unsigned site, const struct mtrace_chain *c)
+{
+    unsigned long h = 0xcbf29ce484222325UL ^ site;
+    unsigned i;
+    for (i = 0; i < c->n; i++)
+        h = (h ^ c->ret[i]) * 0x100000001b3UL;
+    return h ^ h >> 29;
+}
+
+static int mtrace_same_stack(const struct mtrace_sitestat *s, unsigned site, const struct mtrace_chain *c)
+{
+    return s->parent == site && s->nframes == c->n && !memcmp(s->frames, c->ret, c->n * sizeof *c->ret);
+}
+
+/* Room for n return addresses in the tracer's pages: 0 if none. */
+static uintptr_t *mtrace_keep_frames(unsigned n)
+{
+    enum { CHUNK = 1 << 16 };
+    uintptr_t *copy;
+    if (!mt.framespace || (size_t)(mt.framespace_end - mt.framespace) < n) {
+        if (!(mt.framespace = (uintptr_t *)mtrace_pages(CHUNK)))
+            return 0;
+        mt.framespace_end = mt.framespace + CHUNK / sizeof *mt.framespace;
+    }
+    copy = mt.framespace;
+    mt.framespace += n;
+    return copy;
+}
+
+static int mtrace_grow_stacks(void)
+{
+    unsigned i, n = mt.nstackhash ? mt.nstackhash * 2 : 1024, mask = n - 1;
+    unsigned *hash = (unsigned *)mtrace_pages(n * sizeof *hash);
+    if (!hash)
+        return 0;
+    for (i = 0; i < mt.nstackhash; i++) {
+        unsigned j = mt.stackhash[i];
+        if (j) {
+            struct mtrace_chain c;
+            unsigned long h;
+            c.n = mt.sites[j].nframes;
+            memcpy(c.ret, mt.sites[j].frames, c.n * sizeof *c.ret);
+            for (h = mtrace_stack_hash(mt.sites[j].parent, &c); hash[h & mask]; h++)
+                ;
+            hash[h & mask] = j;
+        }
+    }
+    mtrace_unpages(mt.stackhash, mt.nstackhash * sizeof *mt.stackhash);
+    mt.stackhash = hash;
+    mt.nstackhash = n;
+    return 1;
+}
+
+/* The stack entry of site `site` called through chain c (lock held): made
+   on its first use; the site itself if the tables cannot grow. */
+static unsigned mtrace_stack_index(unsigned site, const struct mtrace_chain *c)
+{
+    unsigned long h;
+    unsigned i, mask;
+    uintptr_t *frames;
+    if (!site || mt.nsites >= MTRACE_MAXSITES || (mt.nsites + 1 >= mt.maxsites && !mtrace_grow_sites())
+        || ((mt.nstacks + 1) * 4 >= mt.nstackhash * 3 && !mtrace_grow_stacks()))
+        return site;
+    mask = mt.nstackhash - 1;
+    for (h = mtrace_stack_hash(site, c); (i = mt.stackhash[h & mask]); h++)
+        if (mtrace_same_stack(&mt.sites[i], site, c))
+            return i;
+    if (!(frames = mtrace_keep_frames(c->n ? c->n : 1)))
+        return site;
+    memcpy(frames, c->ret, c->n * sizeof *c->ret);
+    i = mt.nsites++;
+    mt.sites[i] = mt.sites[site];
+    mt.sites[i].id = 0;
+    mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = mt.sites[i].nlive = 0;
+    mt.sites[i].reach = mt.sites[i].reach_blocks = mt.sites[i].at_peak = mt.sites[i].seen = 0;
+    mt.sites[i].parent = site;
+    mt.sites[i].nframes = c->n;
+    mt.sites[i].frames = frames;
+    mt.stackhash[h & mask] = i;
+    mt.nstacks++;
+    return i;
+}
+
+/* The entry a traced call is counted under (lock held): its site, or with
+   stacks, its site's entry for the chain c. */
+static MTRACE_HOT unsigned mtrace_where(struct mtrace_site *d, const struct mtrace_chain *c)
+{
+    unsigned site = mtrace_site_index(d);
+    return mt.depth && site ? mtrace_stack_index(site, c) : site;
+}
+
+/* "#map LO HI BIAS PATH" for each segment of s's frames not yet written. */
+static void mtrace_put_maps(const struct mtrace_sitestat *s)
+{
+    unsigned i;
+    char *o;
+    int seg;
+    for (i = 0; i < s->nframes; i++) {
+        if ((seg = mtrace_seg_in(s->frames[i], mt.nsegs)) < 0 || mt.segs[seg].written)
+            continue;
+        mt.segs[seg].written = 1;
+        o = mt.buf + mt.len;
+        o += snprintf(o, 80, "#map 0x%lx 0x%lx 0x%lx ", (unsigned long)mt.segs[seg].lo,
+                      (unsigned long)mt.segs[seg].hi, (unsigned long)mt.segs[seg].bias);
+        o = mtrace_put_name(o, mt.segs[seg].path);
+        *o++ = '\n';
+        mtrace_commit(o);
+    }
+}
+
+/* "#stack SID ID ADDR...": written just before the first record using it. */
+static void mtrace_put_stack(struct mtrace_sitestat *s)
+{
+    char *o;
+    unsigned i;
+    mtrace_put_maps(s);
+    o = mt.buf + mt.len;
+    s->id = ++mt.nsids;
+    o += snprintf(o, 64, "#stack %u %u", s->id, mt.sites[s->parent].id);
+    for (i = 0; i < s->nframes; i++)
+        o += snprintf(o, 24, " 0x%lx", (unsigned long)s->frames[i]);
+    *o++ = '\n';
+    mtrace_commit(o);
+}
+
+/* MTRACE_DEPTH=N at start: frames per stack, 0 for none. */
+static void mtrace_read_depth(void)
+{
+    const char *v = mtrace_getenv("MTRACE_DEPTH");
+    long n = v && *v ? strtol(v, 0, 10) : 0;
+    if (n <= 0)
+        return;
+    if (!(mt.segs = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *mt.segs)))
+        return;
+    mt.depth = n > MTRACE_MAXDEPTH ? MTRACE_MAXDEPTH : (int)n;
 }
 
 /* ---- blocks ---- */
@@ -798,12 +1098,11 @@ static MTRACE_HOT int mtrace_make_room(struct mtrace_table *t)
 
 /* ---- accounting (lock held) ---- */
 
-/* The figures after one operation.  What each site held at the global
-   peak (for MTRACE_MAX_HEAP's report) is kept lazily: a site's first
-   change after a peak saves its live bytes, unchanged since that peak. */
-static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
+/* One operation on the figures of s (a site or a stack).  What s held at
+   the global peak (for MTRACE_MAX_HEAP's report) is kept lazily: its
+   first change after a peak saves its live bytes, unchanged since then. */
+static MTRACE_HOT void mtrace_tally(struct mtrace_sitestat *s, int op, size_t size)
 {
-    struct mtrace_sitestat *s = &mt.sites[site];
     if (s->seen != mt.peak_no) {
         s->at_peak = s->live;
         s->seen = mt.peak_no;
@@ -811,24 +1110,38 @@ static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
     if (op == '+' || op == '>') {
         s->allocs++;
         s->nlive++;
-        mt.total += size;
         s->live += size;
         if (s->live > s->peak)
             s->peak = s->live;
+    } else {
+        s->live -= size;
+        s->nlive--;
+    }
+}
+
+/* The figures after one operation of entry `site` (a site, or a stack
+   counted also through its site), and its record. */
+static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
+{
+    struct mtrace_sitestat *st = &mt.sites[site];
+    struct mtrace_sitestat *s = st->parent ? &mt.sites[st->parent] : st;
+    mtrace_tally(s, op, size);
+    if (st != s)
+        mtrace_tally(st, op, size);
+    if (op == '+' || op == '>') {
+        mt.total += size;
         if (mt.total > mt.max) {
             pmtrace.max = mt.max = mt.total;
             pmtrace.maxoverhead = mt.maxoverhead = mt.overhead;
             mt.peak_recno = mt.nr;
-            s->seen = ++mt.peak_no;
+            s->seen = st->seen = ++mt.peak_no;
             s->at_peak = s->live;
+            st->at_peak = st->live;
         }
-    } else {
+    } else
         mt.total -= size;
-        s->live -= size;
-        s->nlive--;
-    }
     pmtrace.total = mt.total;
-    mtrace_put_op(op, s, size);
+    mtrace_put_op(op, s, st, size);
 }
 
 /* A block the program now owns.  An entry already live at that address
@@ -1189,15 +1502,17 @@ static void mtrace_put_cmd(void)
 {
     char args[2048], *o = mt.buf + mt.len, *a;
     long n = mtrace_read_file("/proc/self/cmdline", args, sizeof args);
-    if (n <= 0)
-        return;
-    memcpy(o, "#cmd", 4);
-    o += 4;
-    for (a = args; a < args + n; a += strlen(a) + 1) {
-        *o++ = ' ';
-        o = mtrace_put_name(o, a);
+    if (n > 0) {
+        memcpy(o, "#cmd", 4);
+        o += 4;
+        for (a = args; a < args + n; a += strlen(a) + 1) {
+            *o++ = ' ';
+            o = mtrace_put_name(o, a);
+        }
+        *o++ = '\n';
     }
-    *o++ = '\n';
+    if (mt.depth)
+        o += snprintf(o, 32, "#depth %d\n", mt.depth);
     mtrace_commit(o);
 }
 
@@ -1320,7 +1635,9 @@ static void mtrace_fork_child(void)
         mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = mt.sites[i].nlive = 0;
         mt.sites[i].at_peak = mt.sites[i].seen = 0;
     }
-    mt.nids = 0;
+    mt.nids = mt.nsids = 0;
+    for (i = 0; i < mt.nsegs; i++)
+        mt.segs[i].written = 0;
     mt.double_frees = mt.invalid_frees = 0;
     mt.total = mt.max = mt.nr = mt.peak_no = mt.peak_recno = 0;
     mt.recno_text[0] = '0';
@@ -1465,6 +1782,7 @@ static void mtrace_init(void)
     mtrace_catch_signals();
     mtrace_read_suppressions();
     mtrace_read_budget();
+    mtrace_read_depth();
     mt.reachable_mode = mtrace_getenv("MTRACE_LEAK_CHECK") && !strcmp(mtrace_getenv("MTRACE_LEAK_CHECK"), "reachable");
     mtrace_grow_sites();
     mtrace_make_room(&mt.heap);
@@ -1878,8 +2196,13 @@ static void mtrace_find_reachable(void)
     }
     for (i = 0; i < sc.n; i++)
         if (sc.reached[i]) {
-            mt.sites[sc.b[i].site].reach += sc.b[i].size;
-            mt.sites[sc.b[i].site].reach_blocks++;
+            struct mtrace_sitestat *s = &mt.sites[sc.b[i].site];
+            s->reach += sc.b[i].size;
+            s->reach_blocks++;
+            if (s->parent) {    /* a stack: its site too */
+                mt.sites[s->parent].reach += sc.b[i].size;
+                mt.sites[s->parent].reach_blocks++;
+            }
         }
 done:
     mtrace_unpages(sc.b, cap * sizeof *sc.b);
@@ -1966,7 +2289,7 @@ static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *))
         return 0;
     mt.nsorted = 0;
     for (i = 1; i < mt.nsites; i++)
-        if (mt.sites[i].allocs)
+        if (mt.sites[i].allocs && !mt.sites[i].parent)
             order[mt.nsorted++] = i;
     qsort(order, mt.nsorted, sizeof *order, cmp);
     return order;
@@ -2268,10 +2591,20 @@ static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
     return q->caller ? q->caller : &mtrace_unknown_site;
 }
 
-static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *d, int op)
+/* c: the callers of the call under way in a traced entry point, walked
+   with stacks on (from the entry point's own frame, which the builtin
+   makes it keep). */
+#define MTRACE_CALLERS(c, d) struct mtrace_chain c;                                           \
+    if (mt.depth > 1)                                                                       \
+        mtrace_walk(&c, (const uintptr_t *)__builtin_frame_address(0), d);                  \
+    else                                                                                    \
+        c.n = 0
+
+static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *d,
+                                       const struct mtrace_chain *c, int op)
 {
     if (p && mtrace_lock_ready()) {
-        mtrace_add(&mt.heap, p, size, mtrace_site_index(d), op);
+        mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
         mtrace_unlock();
     }
     return p;
@@ -2282,9 +2615,10 @@ static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *
    symbols back, and the address it frees cannot reach another thread's
    record before our tombstone does.  `d` is 0 for code without mtrace:
    the block keeps its site. */
-static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrace_site *d)
+static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrace_site *d,
+                         const struct mtrace_chain *c)
 {
-    unsigned site = d ? mtrace_site_index(d) : mtrace_b_site(b);
+    unsigned site = d ? mtrace_where(d, c) : mtrace_b_site(b);
     void *q = mtrace_libc_realloc(p, n);
     if (q || n == 0) {
         mtrace_drop(&mt.heap, b, d ? d : &mtrace_untraced_site, '<');
@@ -2297,20 +2631,20 @@ static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrac
 
 /* realloc and reallocarray from traced code.  `first` is the record of a
    block that did not exist before: '>' for realloc(NULL, n). */
-static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, int first)
+static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struct mtrace_chain *c, int first)
 {
     struct mtrace_block *b;
     if (p && mtrace_lock_ready()) {
         b = mtrace_find(&mt.heap, (uintptr_t)p);
         if (mtrace_live(b))
-            return mtrace_move(b, p, n, d);
+            return mtrace_move(b, p, n, d, c);
         if (b->addr && mt.interposed) {
             mtrace_double_free(b, d, "double free: realloc of a block already freed");  /* continuing: nothing */
             return 0;
         }
         mtrace_unlock();
     }
-    return mtrace_traced(mtrace_libc_realloc(p, n), n, d, first);
+    return mtrace_traced(mtrace_libc_realloc(p, n), n, d, c, first);
 }
 
 /* The traced call under way on this thread, for the note that names it
@@ -2331,27 +2665,31 @@ static MTRACE_HOT void *mtrace_leave(void *result)
 MTRACE_API void *mtrace_malloc(size_t n)
 {
     struct mtrace_site *d = mtrace_enter("malloc", mtrace_take((uintptr_t)n));
-    return mtrace_leave(mtrace_traced(mtrace_libc_malloc(n), n, d, '+'));
+    MTRACE_CALLERS(c, d);
+    return mtrace_leave(mtrace_traced(mtrace_libc_malloc(n), n, d, &c, '+'));
 }
 
 MTRACE_API void *mtrace_calloc(size_t n, size_t size)
 {
     struct mtrace_site *d = mtrace_enter("calloc", mtrace_take((uintptr_t)n));
-    return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, '+'));
+    MTRACE_CALLERS(c, d);
+    return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, &c, '+'));
 }
 
 MTRACE_API void *mtrace_realloc(void *p, size_t n)
 {
     struct mtrace_site *d = mtrace_enter("realloc", mtrace_take((uintptr_t)p));
-    return mtrace_leave(mtrace_resize(p, n, d, '>'));
+    MTRACE_CALLERS(c, d);
+    return mtrace_leave(mtrace_resize(p, n, d, &c, '>'));
 }
 
 MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 {
     struct mtrace_site *d = mtrace_enter("reallocarray", mtrace_take((uintptr_t)p));
+    MTRACE_CALLERS(c, d);
     if (size && n > (size_t)-1 / size)
         return mtrace_leave(mtrace_libc_reallocarray(p, n, size));  /* NULL, ENOMEM */
-    return mtrace_leave(mtrace_resize(p, n * size, d, '+'));
+    return mtrace_leave(mtrace_resize(p, n * size, d, &c, '+'));
 }
 
 /* A block given back at `by`: closes it and says 1 (hand it to its
@@ -2433,49 +2771,58 @@ static void mtrace_own_free_(void *) __attribute__((alias("mtrace_free")));
 MTRACE_API char *mtrace_strdup(const char *s)
 {
     struct mtrace_site *d = mtrace_enter("strdup", mtrace_take((uintptr_t)s));
-    char *p = mtrace_libc_strdup(s);
-    return (char *)mtrace_leave(mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+'));
+    char *p;
+    MTRACE_CALLERS(c, d);
+    p = mtrace_libc_strdup(s);
+    return (char *)mtrace_leave(mtrace_traced(p, p ? strlen(p) + 1 : 0, d, &c, '+'));
 }
 
 MTRACE_API char *mtrace_strndup(const char *s, size_t n)
 {
     struct mtrace_site *d = mtrace_enter("strndup", mtrace_take((uintptr_t)s));
-    char *p = mtrace_libc_strndup(s, n);
-    return (char *)mtrace_leave(mtrace_traced(p, p ? strlen(p) + 1 : 0, d, '+'));
+    char *p;
+    MTRACE_CALLERS(c, d);
+    p = mtrace_libc_strndup(s, n);
+    return (char *)mtrace_leave(mtrace_traced(p, p ? strlen(p) + 1 : 0, d, &c, '+'));
 }
 
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
 {
     struct mtrace_site *d = mtrace_take((uintptr_t)align);
-    return mtrace_traced(mtrace_libc_aligned_alloc(align, n), n, d, '+');
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_aligned_alloc(align, n), n, d, &c, '+');
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
 {
     struct mtrace_site *d = mtrace_take((uintptr_t)pp);
-    int err = mtrace_libc_posix_memalign(pp, align, n);
-    if (err == 0)
-        mtrace_traced(*pp, n, d, '+');
+    int err;
+    MTRACE_CALLERS(c, d);
+    if ((err = mtrace_libc_posix_memalign(pp, align, n)) == 0)
+        mtrace_traced(*pp, n, d, &c, '+');
     return err;
 }
 
 MTRACE_API void *mtrace_valloc(size_t n)
 {
     struct mtrace_site *d = mtrace_take((uintptr_t)n);
-    return mtrace_traced(mtrace_libc_valloc(n), n, d, '+');
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_valloc(n), n, d, &c, '+');
 }
 
 #ifdef __GLIBC__
 MTRACE_API void *mtrace_memalign(size_t align, size_t n)
 {
     struct mtrace_site *d = mtrace_take((uintptr_t)align);
-    return mtrace_traced(mtrace_libc_memalign(align, n), n, d, '+');
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_memalign(align, n), n, d, &c, '+');
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
 {
     struct mtrace_site *d = mtrace_take((uintptr_t)n);
-    return mtrace_traced(mtrace_libc_pvalloc(n), n, d, '+');
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_pvalloc(n), n, d, &c, '+');
 }
 #endif
 
@@ -2552,7 +2899,7 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
         b = mtrace_find(&mt.heap, (uintptr_t)p);
         if (mtrace_live(b))
-            return mtrace_move(b, p, n, 0);
+            return mtrace_move(b, p, n, 0, 0);
         mtrace_unlock();
     }
     return mtrace_forget(mtrace_libc_realloc(p, n));
@@ -2606,8 +2953,12 @@ MTRACE_API void *mtrace_sym_pvalloc(size_t n)
 
 MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site)
 {
+    struct mtrace_site *d = mtrace_pending.caller ? mtrace_pending.caller : site;
+    unsigned pool;
+    MTRACE_CALLERS(c, d);
     if (p && mtrace_lock_ready()) {
-        mtrace_add(&mt.pool, p, size, mtrace_pool_index(mtrace_pending.caller ? mtrace_pending.caller : site), '+');
+        pool = mtrace_pool_index(d);
+        mtrace_add(&mt.pool, p, size, mt.depth && pool ? mtrace_stack_index(pool, &c) : pool, '+');
         mtrace_unlock();
     }
 }

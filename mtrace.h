@@ -168,6 +168,8 @@ struct mtrace_site {
     const char *func, *file;
     int line;
     unsigned index;
+    int frames;                    /* its file keeps frame pointers: the
+                                      callers can be walked (MTRACE_DEPTH) */
 };
 
 /* The sites announced by the macros and not yet consumed by the callee: a
@@ -178,7 +180,8 @@ struct mtrace_pending {
     __UINTPTR_TYPE__ key[4];
     struct mtrace_site *site[4];
     unsigned top;
-    struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN */
+    struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN, */
+    void *caller_frame;            /* with the frame of the function it is in */
     /* the runtime's own, per thread: */
     int busy;                      /* inside the tracer (a signal handler's
                                       call then passes through untraced) */
@@ -345,9 +348,18 @@ extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__nore
 #define MTRACE_QUIET_
 #define MTRACE_LOUD_
 #endif
+/* Frame pointers: always kept without optimisation; with it, only when
+   the build says so (mtrace-cc and the pkg-config flags add both
+   -fno-omit-frame-pointer and -DMTRACE_FRAME_POINTERS: no compiler
+   predefines a macro for the option). */
+#if !defined(__OPTIMIZE__) || defined(MTRACE_FRAME_POINTERS)
+#define MTRACE_FRAMES_ 1
+#else
+#define MTRACE_FRAMES_ 0
+#endif
 #define MTRACE_SITE_ (__extension__ ({ MTRACE_QUIET_                        \
     static struct mtrace_site mtrace_site_ =                                \
-        { MTRACE_FUNC_, __FILE__, __LINE__, 0 };                            \
+        { MTRACE_FUNC_, __FILE__, __LINE__, 0, MTRACE_FRAMES_ };            \
     MTRACE_LOUD_ &mtrace_site_; }))
 
 /* Announce the site for a call whose first argument is `x` of type T, and
@@ -409,8 +421,10 @@ extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__nore
     struct mtrace_site *mtrace_outer_ = mtrace_pending.caller;              \
     __typeof__(call) mtrace_result_;                                        \
     __asm__ __volatile__("" ::: "memory");                                  \
-    if (!mtrace_outer_)                                                     \
+    if (!mtrace_outer_) {                                                   \
         mtrace_pending.caller = MTRACE_SITE_;                               \
+        mtrace_pending.caller_frame = __builtin_frame_address(0);           \
+    }                                                                       \
     __asm__ __volatile__("" ::: "memory");                                  \
     mtrace_result_ = (call);                                                \
     __asm__ __volatile__("" ::: "memory");                                  \
