@@ -32,8 +32,12 @@ libmtrace.so: mtrace.pic.o
 libmtrace.a: mtrace.pic.o
 	rm -f $@ && ar rcs $@ mtrace.pic.o
 
-$(TOOLS): %: %.c tool.c tool.h
-	$(CC) $(CFLAGS) $(WARN) -o $@ $< tool.c $(LDFLAGS)
+# mtrace2massif is in stages (m2m.h says which); ms_print is one file.
+M2M_SRC = m2m_parse.c m2m_heap.c m2m_snap.c m2m_stack.c m2m_sym.c m2m_out.c m2m_gnuplot.c
+mtrace2massif: mtrace2massif.c $(M2M_SRC) m2m.h tool.c tool.h
+	$(CC) $(CFLAGS) $(WARN) -o $@ mtrace2massif.c $(M2M_SRC) tool.c $(LDFLAGS)
+ms_print: ms_print.c tool.c tool.h
+	$(CC) $(CFLAGS) $(WARN) -o $@ ms_print.c tool.c $(LDFLAGS)
 
 # The whole suite (tests/*.sh), with the grand total on the last line.
 test: all

@@ -77,7 +77,7 @@ static char *generate(const uint8_t *d, size_t n, size_t *len)
                 o += (size_t)sprintf(t + o, "#pool 5\n");
         }
         if (op == 15 && d[i + 2] < 16)          /* metadata records */
-            o += (size_t)sprintf(t + o, d[i + 2] & 1 ? "#cmd ./p a%%20b%%0A c\n" : "#stack 1 0x401000\n");
+            o += (size_t)sprintf(t + o, d[i + 2] & 1 ? "#cmd ./p a%%20b%%0A c\n" : "#note 1 0x401000\n");
         if (st[k] && op < 4) {                  /* realloc, in place or not */
             total -= sz[k]; live[st[k]] -= sz[k];
             o += (size_t)sprintf(t + o, "< %d %llu %llu %llu 100\n", st[k],
@@ -166,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c->o.threshold = (sel & 8) ? 0 : (sel & 16) ? 100 : 1.0;
     c->o.heap_admin = (sel & 32) ? 0 : 8;
     c->o.peak_inaccuracy = (sel & 64) ? 0 : 1.0;
+    c->o.depth = 30;
     c->o.quiet = 1;
     c->e.file = "fuzz";
     /* the parser reads up to PAD bytes past the end */

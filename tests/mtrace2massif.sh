@@ -232,7 +232,7 @@ has "Basilisk sites keep the file name only" basilisk.out "0x1: mempool_alloc (m
 # joined by one space, as Massif writes it (a control character as %XX, a
 # '#' as %23: ms_print would cut the line there).  Other '#' records are
 # skipped, and none of them counts as one of the two tail lines.
-printf '#cmd ./prog a%%20b c%%25d%%0Ae x%%23y\n#stack 1 0x401000 0x401100\n@ 1 f f.c 1\n#future\n+ 1 0 10 10 1\n- 1 1 0 0 1\n#cmd ./other\nset x\nplot x\n' > meta.trace
+printf '#cmd ./prog a%%20b c%%25d%%0Ae x%%23y\n#note 1 0x401000 0x401100\n@ 1 f f.c 1\n#future\n+ 1 0 10 10 1\n- 1 1 0 0 1\n#cmd ./other\nset x\nplot x\n' > meta.trace
 "$M2M" meta.trace -o meta.out 2> meta.err
 check "#cmd, unknown # records: converted, no warning" test $? -eq 0 -a ! -s meta.err
 has "cmd: the decoded arguments joined by one space (the first #cmd)" meta.out "cmd: ./prog a b c%d%0Ae x%23y"
