@@ -185,12 +185,14 @@ static const char *op_tail(struct conv *c, const char *p, uint64_t *sid)
     } else {
         p = skip_digits(p);
     }
+    const char *what = "MAXRSS";
     if (*p == ' ') {
         p++;
-        need_field(c, &p, sid, "SID", 1);
+        what = "SID";
+        need_field(c, &p, sid, what, 1);
     }
     if (*p != '\n')
-        tool_fail(&c->e, "%s: expected end of line after the number", *sid ? "SID" : "MAXRSS");
+        tool_fail(&c->e, "%s: expected end of line after the number", what);
     return p;
 }
 

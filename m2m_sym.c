@@ -72,7 +72,9 @@ static void lab_line(struct conv *c, struct frame *f, char **lab, size_t *len,
 {
     char head[32];
     const char *path = f->map ? c->s.maps[f->map - 1].path : NULL;
-    snprintf(head, sizeof head, "%s0x%" PRIX64 ": ", *len ? "\n" : "", f->addr);
+    if (*len)                   /* an inlined function's caller: a line of its own */
+        (*lab)[(*len)++] = '\n';
+    snprintf(head, sizeof head, "0x%" PRIX64 ": ", f->addr);
     lab_put(c, lab, len, head);
     lab_put(c, lab, len, !fn ? "???" : below_main(fn) ? "(below main)" : fn);
     if (!loc && !path)

@@ -43,6 +43,10 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
+#include <spawn.h>
+#include <unistd.h>
 
 #define MTRACE_API __attribute__((weak, visibility("default")))
 #ifdef MTRACE_RUNTIME           /* libmtrace: one state, its own */
@@ -207,6 +211,7 @@ struct mtrace_seg {
 #define MTRACE_MAXSEGS 1024
 
 /* The callers of one traced call, walked before the lock is taken. */
+struct mtrace_sym;
 struct mtrace_chain {
     unsigned n;
     uintptr_t ret[MTRACE_MAXDEPTH - 1];
@@ -274,6 +279,8 @@ struct mtrace_state {
     struct mtrace_seg *segs;    /* MTRACE_MAXSEGS, published by nsegs */
     unsigned nsegs;
     char *exe;                  /* the program's path, for its "#map" */
+    struct mtrace_sym *syms;    /* names of code addresses, for a report */
+    unsigned nsyms;
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees, invalid_frees;
@@ -762,26 +769,37 @@ static int mtrace_seg_in(uintptr_t a, unsigned n)
     return -1;
 }
 
-struct mtrace_seg_query { uintptr_t addr; struct mtrace_seg found; };
+/* What the loader says of the module holding an address: its bias, its
+   name, and its executable segments. */
+struct mtrace_seg_query {
+    uintptr_t addr, bias;
+    const char *path;
+    unsigned n;
+    uintptr_t lo[4], hi[4];
+};
 
-/* dl_iterate_phdr's callback: the executable PT_LOAD holding q->addr. */
+/* dl_iterate_phdr's callback: is q->addr in this module (any PT_LOAD)? */
 static int mtrace_seg_match(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct mtrace_seg_query *q = (struct mtrace_seg_query *)arg;
-    int i;
+    int i, in = 0;
     (void)size;
     for (i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && q->addr >= lo && q->addr < lo + ph->p_memsz) {
-            q->found.lo = lo;
-            q->found.hi = lo + ph->p_memsz;
-            q->found.bias = info->dlpi_addr;
-            q->found.path = info->dlpi_name;
-            return 1;
+        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz)
+            in = 1;
+    }
+    for (i = 0; in && i < info->dlpi_phnum && q->n < 4; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            q->lo[q->n] = info->dlpi_addr + ph->p_vaddr;
+            q->hi[q->n++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         }
     }
-    return 0;
+    q->bias = info->dlpi_addr;
+    q->path = info->dlpi_name;
+    return in;
 }
 
 /* The program's own path (the loader names it ""), asked once. */
@@ -797,29 +815,65 @@ static const char *mtrace_exe_path(void)
     return mt.exe;
 }
 
-/* The segment of code address a, asking the loader when it is new.  The
-   loader's lock is taken outside ours (a thread in dlopen holds it while
-   it allocates): -1 if a is in no module, or the table is full. */
-static int mtrace_seg_of(uintptr_t a)
+/* Adds the executable segments of q's module that are new (lock held). */
+static void mtrace_seg_add(const struct mtrace_seg_query *q, int traced)
+{
+    const char *path = q->path && *q->path ? mtrace_keep_name(q->path) : mtrace_exe_path();
+    unsigned k, n = mt.nsegs;
+    int i;
+    for (k = 0; k < q->n && path; k++) {
+        if ((i = mtrace_seg_in(q->lo[k], n)) >= 0 && mt.segs[i].lo == q->lo[k] && mt.segs[i].bias == q->bias) {
+            if (traced)
+                __atomic_store_n(&mt.segs[i].traced, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (n >= MTRACE_MAXSEGS)
+            break;
+        memset(&mt.segs[n], 0, sizeof mt.segs[n]);
+        mt.segs[n].lo = q->lo[k];
+        mt.segs[n].hi = q->hi[k];
+        mt.segs[n].bias = q->bias;
+        mt.segs[n].path = path;
+        mt.segs[n].traced = traced;
+        n++;
+    }
+    __atomic_store_n(&mt.nsegs, n, __ATOMIC_RELEASE);
+}
+
+/* Asks the loader for the module holding address a and adds its
+   segments; `traced`: they hold traced code.  The loader's lock is
+   taken outside ours (a thread in dlopen holds it while it allocates). */
+static void mtrace_seg_learn(uintptr_t a, int traced)
 {
     struct mtrace_seg_query q;
-    int i = mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
-    if (i >= 0)
-        return i;
     memset(&q, 0, sizeof q);
     q.addr = a;
     if (!dl_iterate_phdr(mtrace_seg_match, &q) || !mtrace_lock_ready())
-        return -1;
-    if ((i = mtrace_seg_in(a, mt.nsegs)) < 0 && mt.nsegs < MTRACE_MAXSEGS && mt.segs) {
-        q.found.path = q.found.path && *q.found.path ? mtrace_keep_name(q.found.path) : mtrace_exe_path();
-        if (q.found.path) {
-            mt.segs[mt.nsegs] = q.found;
-            i = (int)mt.nsegs;
-            __atomic_store_n(&mt.nsegs, mt.nsegs + 1, __ATOMIC_RELEASE);
-        }
-    }
+        return;
+    if (mt.segs)
+        mtrace_seg_add(&q, traced);
     mtrace_unlock();
-    return i;
+}
+
+/* The segment of code address a, asking the loader when it is new: -1 if
+   a is in no module, or the table is full. */
+static int mtrace_seg_of(uintptr_t a)
+{
+    int i = mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
+    if (i >= 0)
+        return i;
+    mtrace_seg_learn(a, 0);
+    return mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
+}
+
+/* Site d's file keeps frame pointers: so does its module's code (mtrace-cc
+   builds all of it alike).  Its descriptor lies in the module's data. */
+static void mtrace_mark_traced(struct mtrace_site *d)
+{
+    if (__atomic_load_n(&d->frames, __ATOMIC_RELAXED) == 1) {
+        mtrace_seg_learn((uintptr_t)d, 1);
+        __atomic_store_n(&d->frames, 2, __ATOMIC_RELAXED);
+    }
 }
 
 static int mtrace_seg_traced(int i)
@@ -827,38 +881,35 @@ static int mtrace_seg_traced(int i)
     return i >= 0 && __atomic_load_n(&mt.segs[i].traced, __ATOMIC_RELAXED);
 }
 
-/* Is fp a frame of this thread's stack above `below`? */
+/* Is fp a frame of this thread's stack, at or above `below`? */
 static int mtrace_frame_ok(const uintptr_t *fp, const void *below)
 {
-    return (const void *)fp > below && ((uintptr_t)fp & 7) == 0
+    return (const void *)fp >= below && ((uintptr_t)fp & 7) == 0
         && mtrace_on_stack(fp) && mtrace_on_stack(fp + 1);
 }
 
-/* The callers of the traced call whose entry point has frame `frame` and
-   whose site is d: at most MTRACE_DEPTH - 1 return addresses into c. */
-static void mtrace_walk(struct mtrace_chain *c, const uintptr_t *frame, const struct mtrace_site *d)
+/* The callers of the traced call made at site d by the function whose
+   frame is `frame` (saved by the call's macro, so that a call in tail
+   position, made after that function's frame was popped, still finds
+   its caller there): at most MTRACE_DEPTH - 1 return addresses into c.
+   The first is always true (the builtin gave that function a frame);
+   the next ones only while they lie in traced code.  `below`: the frame
+   of the entry point, whose prologue pushed the frame pointer first,
+   which in a tail call rewrote the saved word at `frame` with the same
+   value. */
+static void mtrace_walk(struct mtrace_chain *c, const uintptr_t *frame, struct mtrace_site *d, const void *below)
 {
-    const uintptr_t *fp;
-    const void *below = frame;
+    const uintptr_t *fp = frame;
     unsigned max = (unsigned)mt.depth - 1;
-    int seg;
     c->n = 0;
-    if (mtrace_pending.caller && mtrace_pending.caller_frame)
-        fp = (const uintptr_t *)mtrace_pending.caller_frame;   /* MTRACE_ALLOC_FN's caller */
-    else {
-        if ((seg = mtrace_seg_of(frame[1])) < 0)
-            return;
-        if (d->frames && !mt.segs[seg].traced)
-            __atomic_store_n(&mt.segs[seg].traced, 1, __ATOMIC_RELAXED);
-        if (!mtrace_seg_traced(seg))
-            return;             /* the site's own frame cannot be trusted */
-        fp = (const uintptr_t *)frame[0];
-    }
+    if (!fp)
+        return;
+    mtrace_mark_traced(d);
     while (c->n < max && mtrace_frame_ok(fp, below) && fp[1]) {
         c->ret[c->n++] = fp[1];
         if (!mtrace_seg_traced(mtrace_seg_of(fp[1])))
             break;
-        below = fp;
+        below = fp + 1;         /* callers' frames lie strictly higher */
         fp = (const uintptr_t *)fp[0];
     }
 }
@@ -2210,6 +2261,169 @@ done:
     mtrace_unpages(sc.todo, cap * sizeof *sc.todo);
 }
 
+/* ---- names of code addresses, for the reports' call stacks ----
+
+   addr2line (binutils, found wherever gcc is) turns a module's address
+   into "function" and "file:line".  It runs without a shell, its
+   arguments an argv, once per module and 64 addresses; never in a
+   set-user-ID program (PATH is not ours to trust there).  Without it,
+   frames are shown as module+offset. */
+
+#define MTRACE_NOTE_FRAMES 6    /* callers shown under a report's place */
+#define MTRACE_MAXSYMS 16384    /* addresses named per report */
+
+struct mtrace_sym { uintptr_t addr; char func[128], where[256]; };
+
+static int mtrace_by_sym_addr(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct mtrace_sym *)a)->addr, y = ((const struct mtrace_sym *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+/* A path under the current directory made relative to it, as the
+   compiler's __FILE__ usually is. */
+static const char *mtrace_relative(const char *path)
+{
+    char cwd[MTRACE_PATHMAX];
+    size_t n;
+    if (!mtrace_getcwd(cwd, sizeof cwd))
+        return path;
+    n = strlen(cwd);
+    return strncmp(path, cwd, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* Line k of text (lines cut at '\n' into dst, at most cap - 1 bytes). */
+static const char *mtrace_take_line(const char *t, const char *end, char *dst, size_t cap)
+{
+    size_t n = 0;
+    while (t < end && *t != '\n') {
+        if (n + 1 < cap)
+            dst[n++] = *t;
+        t++;
+    }
+    dst[n] = 0;
+    return t < end ? t + 1 : t;
+}
+
+/* addr2line's two lines per address for v[0..n), n <= 64, all in segment
+   seg; names it cannot give stay "". */
+static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtrace_seg *seg, const char *tool)
+{
+    enum { OUT = 1 << 16 };
+    char *argv[4 + 64 + 1], hex[64][24], *out = (char *)mtrace_pages(OUT), line[256];
+    const char *t, *end;
+    posix_spawn_file_actions_t fa;
+    int fds[2], status;
+    unsigned i;
+    pid_t pid;
+    long got = 0, r;
+    argv[0] = (char *)tool;
+    argv[1] = (char *)"-f";
+    argv[2] = (char *)"-e";
+    argv[3] = (char *)seg->path;
+    for (i = 0; i < n; i++) {
+        snprintf(hex[i], sizeof hex[i], "0x%lx", (unsigned long)(v[i].addr - 1 - seg->bias));
+        argv[4 + i] = hex[i];
+    }
+    argv[4 + n] = 0;
+    if (!out || pipe2(fds, O_CLOEXEC) != 0) {
+        mtrace_unpages(out, OUT);
+        return;
+    }
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (posix_spawnp(&pid, tool, &fa, 0, argv, environ) != 0)
+        pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    mtrace_close(fds[1]);
+    while (pid > 0 && got < OUT && ((r = mtrace_read(fds[0], out + got, (size_t)(OUT - got))) > 0 || (r < 0 && errno == EINTR)))
+        got += r > 0 ? r : 0;
+    mtrace_close(fds[0]);
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    for (t = out, end = out + got, i = 0; i < n && t < end; i++) {
+        t = mtrace_take_line(t, end, line, sizeof line);
+        if (strcmp(line, "??") != 0)
+            snprintf(v[i].func, sizeof v[i].func, "%s", line);
+        t = mtrace_take_line(t, end, line, sizeof line);
+        if (strncmp(line, "??", 2) != 0)        /* "file:line (discriminator N)" */
+            snprintf(v[i].where, sizeof v[i].where, "%.*s", (int)strcspn(line, " "), mtrace_relative(line));
+    }
+    mtrace_unpages(out, OUT);
+}
+
+/* Names for the addresses a[0..n): mt.syms, sorted and unique. */
+static void mtrace_symbolize(const uintptr_t *a, unsigned n)
+{
+    const char *tool = mtrace_getenv("MTRACE_ADDR2LINE");
+    unsigned i, j, k;
+    if (!mt.syms && !(mt.syms = (struct mtrace_sym *)mtrace_pages(MTRACE_MAXSYMS * sizeof *mt.syms)))
+        return;
+    for (mt.nsyms = 0, i = 0; i < n && mt.nsyms < MTRACE_MAXSYMS; i++) {
+        memset(&mt.syms[mt.nsyms], 0, sizeof *mt.syms);
+        mt.syms[mt.nsyms++].addr = a[i];
+    }
+    qsort(mt.syms, mt.nsyms, sizeof *mt.syms, mtrace_by_sym_addr);
+    for (i = j = 0; i < mt.nsyms; i++)
+        if (!j || mt.syms[j - 1].addr != mt.syms[i].addr)
+            mt.syms[j++] = mt.syms[i];
+    mt.nsyms = j;
+    if (!tool)
+        tool = "addr2line";
+    if (!*tool || getauxval(AT_SECURE))
+        return;
+    for (i = 0; i < mt.nsyms; i = j) {      /* runs of one segment, 64 at most */
+        int seg = mtrace_seg_in(mt.syms[i].addr, mt.nsegs);
+        for (j = i + 1, k = 1; j < mt.nsyms && k < 64 && mtrace_seg_in(mt.syms[j].addr, mt.nsegs) == seg; j++, k++)
+            ;
+        if (seg >= 0)
+            mtrace_addr2line(&mt.syms[i], j - i, &mt.segs[seg], tool);
+    }
+}
+
+static const struct mtrace_sym *mtrace_sym_of(uintptr_t a)
+{
+    struct mtrace_sym key;
+    key.addr = a;
+    return mt.nsyms ? (const struct mtrace_sym *)bsearch(&key, mt.syms, mt.nsyms, sizeof key, mtrace_by_sym_addr) : 0;
+}
+
+/* One note for the caller at return address a: "file:line: note: called
+   from f", or the module and offset when it has no name. */
+static char *mtrace_put_caller(char *o, char *end, uintptr_t a)
+{
+    const struct mtrace_sym *y = mtrace_sym_of(a);
+    int seg = mtrace_seg_in(a, mt.nsegs);
+    if (y && y->func[0])
+        return o + snprintf(o, (size_t)(end - o), "%s: note: called from %s\n",
+                            y->where[0] ? y->where : "<unknown>:0", y->func);
+    return o + snprintf(o, (size_t)(end - o), "<unknown>:0: note: called from 0x%lx (in %.*s+0x%lx)\n",
+                        (unsigned long)a, MTRACE_NAMEMAX, seg >= 0 ? mt.segs[seg].path : "?",
+                        (unsigned long)(seg >= 0 ? a - mt.segs[seg].bias : a));
+}
+
+/* Is return address a in main (where Massif's trees stop too)? */
+static int mtrace_in_main(uintptr_t a)
+{
+    const struct mtrace_sym *y = mtrace_sym_of(a);
+    return y && !strcmp(y->func, "main");
+}
+
+/* The callers frames[from..n), a note each, up to main and at most
+   MTRACE_NOTE_FRAMES. */
+static char *mtrace_put_chain(char *o, char *end, const uintptr_t *frames, unsigned from, unsigned n)
+{
+    unsigned i;
+    for (i = from; i < n && i < from + MTRACE_NOTE_FRAMES && o < end; i++) {
+        o = mtrace_put_caller(o, end, frames[i]);
+        if (mtrace_in_main(frames[i]))
+            break;
+    }
+    return o < end ? o : end;
+}
+
 /* ---- reports ---- */
 
 /* Takes the lock if tracing is on; 0 (and no lock) otherwise. */
@@ -2232,33 +2446,63 @@ static MTRACE_HOT int mtrace_lock_ready(void)
     return 0;
 }
 
-static char *mtrace_place(char *o, char *end, unsigned site, const char *what)
+/* A place of a double-free report, copied under the lock. */
+struct mtrace_place { const char *file, *func; int line; };
+
+static void mtrace_get_place(struct mtrace_place *p, unsigned site)
 {
-    struct mtrace_sitestat *s = &mt.sites[site];
-    if (!site)
-        return o + snprintf(o, (size_t)(end - o), "<unknown>:0: note: %s\n", what);
-    return o + snprintf(o, (size_t)(end - o), "%s:%d: note: %s (in %s)\n",
-                        s->file, s->line, what, s->func);
+    p->file = site ? mt.sites[site].file : "<unknown>";
+    p->func = site ? mt.sites[site].func : "?";
+    p->line = site ? mt.sites[site].line : 0;
+}
+
+static char *mtrace_put_place(char *o, char *end, const struct mtrace_place *p, const char *kind, const char *what)
+{
+    if (!p->line && !strcmp(kind, "note"))      /* no place known */
+        o += snprintf(o, (size_t)(end - o), "%s:0: note: %s\n", p->file, what);
+    else
+        o += snprintf(o, (size_t)(end - o), "%.*s:%d: %s: %s (in %.*s)\n", MTRACE_NAMEMAX, p->file, p->line,
+                  kind, what, MTRACE_NAMEMAX, p->func);
+    return o < end ? o : end;
 }
 
 /* A second free (or realloc) of a traced block.  Called with the lock held;
-   releases it.  Aborts, unless told to continue (MTRACE_DOUBLE_FREE). */
-static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, const char *what)
+   releases it.  With stacks, the bad call's callers (`bad`, or walked from
+   its entry point's `frame`) and the allocation's are shown; the first
+   free is shown by its site.  Aborts, unless told to continue
+   (MTRACE_DOUBLE_FREE). */
+static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, const char *what,
+                               const struct mtrace_chain *bad, const uintptr_t *frame)
 {
-    char msg[3 * MTRACE_NAMEMAX], *o = msg, *end = msg + sizeof msg - 1;
-    unsigned bad = mtrace_site_index(by);
-    struct mtrace_sitestat *s = &mt.sites[bad];
-    o += snprintf(o, (size_t)(end - o), "%s:%d: error: %s (in %s)\n",
-                  bad ? s->file : "<unknown>", bad ? s->line : 0, what, bad ? s->func : "?");
-    if (o < end)
-        o = mtrace_place(o, end, mtrace_b_site(b), "the block was allocated here");
-    if (o < end)
-        o = mtrace_place(o, end, mtrace_b_freed_by(b), "and first freed here");
-    if (o > end)
-        o = end;
+    char msg[3 * MTRACE_NAMEMAX + 2 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
+    struct mtrace_place place[3];
+    struct mtrace_chain chain[2];
+    const struct mtrace_sitestat *alloc = &mt.sites[mtrace_b_site(b)];
+    mtrace_get_place(&place[0], mtrace_site_index(by));
+    mtrace_get_place(&place[1], mtrace_b_site(b));
+    mtrace_get_place(&place[2], mtrace_b_freed_by(b));
+    chain[1].n = alloc->parent ? alloc->nframes : 0;
+    memcpy(chain[1].ret, alloc->frames, chain[1].n * sizeof *chain[1].ret);
     mt.double_frees++;
     mtrace_flush();
     mtrace_unlock();
+    if (bad)
+        chain[0] = *bad;
+    else if (frame && mt.depth > 1)
+        mtrace_walk(&chain[0], frame, by, msg);
+    else
+        chain[0].n = 0;
+    if (chain[0].n + chain[1].n) {
+        uintptr_t a[2 * MTRACE_MAXDEPTH];
+        memcpy(a, chain[0].ret, chain[0].n * sizeof *a);
+        memcpy(a + chain[0].n, chain[1].ret, chain[1].n * sizeof *a);
+        mtrace_symbolize(a, chain[0].n + chain[1].n);
+    }
+    o = mtrace_put_place(o, end, &place[0], "error", what);
+    o = mtrace_put_chain(o, end, chain[0].ret, 0, chain[0].n);
+    o = mtrace_put_place(o, end, &place[1], "note", "the block was allocated here");
+    o = mtrace_put_chain(o, end, chain[1].ret, 0, chain[1].n);
+    o = mtrace_put_place(o, end, &place[2], "note", "and first freed here");
     mtrace_write_all(2, msg, (size_t)(o - msg));
     mtrace_pending.call = 0;            /* the abort is ours: no "died in" note */
     if (!mt.keep_going)
@@ -2282,17 +2526,22 @@ static int mtrace_by_live(const void *a, const void *b)
 }
 
 /* The indices of the sites that allocated, sorted by `cmp`, in pages of their own (freed by caller). */
-static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *))
+static unsigned *mtrace_sorted(int (*cmp)(const void *, const void *), int stacks)
 {
     unsigned i, *order = (unsigned *)mtrace_pages(mt.maxsites * sizeof *order);
     if (!order)
         return 0;
     mt.nsorted = 0;
     for (i = 1; i < mt.nsites; i++)
-        if (mt.sites[i].allocs && !mt.sites[i].parent)
+        if (mt.sites[i].allocs && !mt.sites[i].parent == !stacks)
             order[mt.nsorted++] = i;
     qsort(order, mt.nsorted, sizeof *order, cmp);
     return order;
+}
+
+static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *))
+{
+    return mtrace_sorted(cmp, 0);
 }
 
 /* A gnuplot string that gnuplot cannot interpret: single quotes, in which
@@ -2420,6 +2669,116 @@ static char *mtrace_put_budget(char *o, char *end, const char *who)
    there are several processes (MPI ranks, fork) each line says whose it
    is: a prefix on summary lines, a suffix on the leak errors, which keep
    the "file:line: error:" form that editors and CI read. */
+/* MTRACE_ALLOC_FN="f g": is `func` one of the functions named there?
+   They are wrappers: a report charges the first frame outside them. */
+static int mtrace_is_alloc_fn(const char *func)
+{
+    const char *list = mtrace_getenv("MTRACE_ALLOC_FN"), *p;
+    size_t n = strlen(func);
+    if (!list || !n)
+        return 0;
+    for (p = list; *p; p += strcspn(p, ", ")) {
+        p += strspn(p, ", ");
+        if (strncmp(p, func, n) == 0 && (p[n] == 0 || p[n] == ',' || p[n] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
+/* Where a report charges stack s: 0 for its site, k for its frame k - 1
+   (the site and the first k - 1 callers are MTRACE_ALLOC_FN's), as long
+   as that frame has a name. */
+static unsigned mtrace_charged(const struct mtrace_sitestat *s)
+{
+    unsigned k = 0;
+    const struct mtrace_sym *y;
+    if (!s->parent || !mtrace_is_alloc_fn(s->func))
+        return 0;
+    while (k < s->nframes && (y = mtrace_sym_of(s->frames[k])) && y->func[0] && y->where[0]) {
+        k++;
+        if (!mtrace_is_alloc_fn(y->func))
+            return k;
+    }
+    return 0;
+}
+
+/* A row of the summary with MTRACE_ALLOC_FN: a place charged past the
+   wrappers (a site, or a caller's return address), and what its stacks
+   held at the global peak. */
+struct mtrace_charge { uintptr_t key; const char *func, *file; int line; size_t at_peak; };
+
+static int mtrace_by_charge_key(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct mtrace_charge *)a)->key, y = ((const struct mtrace_charge *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int mtrace_by_charge_bytes(const void *a, const void *b)
+{
+    size_t x = ((const struct mtrace_charge *)a)->at_peak, y = ((const struct mtrace_charge *)b)->at_peak;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The summary's table with MTRACE_ALLOC_FN and stacks: bytes held at the
+   peak, by the place each stack is charged to (mtrace_charged). */
+static char *mtrace_put_charged(char *o, char *end, const char *who)
+{
+    unsigned i, j, n = 0, *order = mtrace_sorted(mtrace_by_peak, 1);
+    struct mtrace_charge *c = order ? (struct mtrace_charge *)mtrace_pages(mt.nsorted * sizeof *c + 1) : 0;
+    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
+    for (i = 0; c && a && i < mt.nsorted; i++)
+        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
+            a[n++] = mt.sites[order[i]].frames[j];
+    if (c && a) {
+        mtrace_symbolize(a, n);
+        for (i = 0; i < mt.nsorted; i++) {
+            const struct mtrace_sitestat *s = &mt.sites[order[i]];
+            unsigned top = mtrace_charged(s);
+            const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
+            c[i].key = y ? s->frames[top - 1] : s->parent;
+            c[i].func = y ? y->func : s->func;
+            c[i].file = y ? y->where : s->file;
+            c[i].line = y ? -1 : s->line;
+            c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
+        }
+        qsort(c, mt.nsorted, sizeof *c, mtrace_by_charge_key);
+        for (i = j = 0; i < mt.nsorted; i++)        /* one row per place */
+            if (j && c[j - 1].key == c[i].key)
+                c[j - 1].at_peak += c[i].at_peak;
+            else
+                c[j++] = c[i];
+        qsort(c, j, sizeof *c, mtrace_by_charge_bytes);
+        o += snprintf(o, (size_t)(end - o), "%s   at peak                function   file (charged past MTRACE_ALLOC_FN)\n", who);
+        for (i = 0; i < j && i < MTRACE_ROWS && o < end; i++)
+            o += c[i].line >= 0
+                ? snprintf(o, (size_t)(end - o), "%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)c[i].at_peak,
+                           MTRACE_NAMEMAX, c[i].func, MTRACE_NAMEMAX, c[i].file, c[i].line)
+                : snprintf(o, (size_t)(end - o), "%s%10lu    %20.*s   %.*s\n", who, (unsigned long)c[i].at_peak,
+                           MTRACE_NAMEMAX, c[i].func, MTRACE_NAMEMAX, c[i].file);
+        if (j > MTRACE_ROWS && o < end)
+            o += snprintf(o, (size_t)(end - o), "%s       ...   (%u more places)\n", who, j - MTRACE_ROWS);
+    }
+    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
+    mtrace_unpages(c, mt.nsorted * sizeof *c + 1);
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    return o < end ? o : end;
+}
+
+/* Names for the frames of the stacks that leak (order: mt.nsorted stacks
+   by live bytes). */
+static void mtrace_name_leaks(const unsigned *order)
+{
+    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
+    unsigned i, j, n = 0;
+    if (!a)
+        return;
+    for (i = 0; i < mt.nsorted && mt.sites[order[i]].live; i++)
+        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
+            a[n++] = mt.sites[order[i]].frames[j];
+    mtrace_symbolize(a, n);
+    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
+}
+
 static int mtrace_report(void)
 {
     enum { QUOTED = 4 * MTRACE_PATHMAX + 64 };
@@ -2446,7 +2805,9 @@ static int mtrace_report(void)
         MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
                who, (unsigned long)mt.max,
                mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
-        order = mtrace_sorted_sites(mtrace_by_peak);
+        order = mt.depth > 1 && mtrace_getenv("MTRACE_ALLOC_FN") ? 0 : mtrace_sorted_sites(mtrace_by_peak);
+        if (!order && mt.depth > 1)
+            o = mtrace_put_charged(o, end, who);
         if (order && mt.nsorted) {
             MTRACE_OUT("%s max bytes                function   file\n", who);
             for (i = 0; i < mt.nsorted && i < MTRACE_ROWS; i++) {
@@ -2471,11 +2832,14 @@ static int mtrace_report(void)
     }
     if (mt.reachable_mode)
         mtrace_find_reachable();
-    order = mtrace_sorted_sites(mtrace_by_live);
+    order = mtrace_sorted(mtrace_by_live, mt.depth > 0);    /* by stack, with stacks */
+    if (order && mt.depth > 1)
+        mtrace_name_leaks(order);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
         struct mtrace_sitestat *s = &mt.sites[order[i]];
         struct mtrace_supp *sup = mtrace_suppression(s);
-        if (o + 2 * MTRACE_NAMEMAX + 128 >= end) {      /* flush a long leak list */
+        unsigned top = mtrace_charged(s);
+        if (o + 2 * MTRACE_NAMEMAX + 4096 >= end) {     /* flush a long leak list */
             mtrace_write_all(2, out, (size_t)(o - out));
             o = out;
         }
@@ -2492,8 +2856,14 @@ static int mtrace_report(void)
         mt.reachable += s->reach;
         if (s->live == s->reach)
             continue;
-        MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
-               (unsigned long)(s->live - s->reach), tag);
+        if (top == 0)
+            MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
+                       (unsigned long)(s->live - s->reach), tag);
+        else                    /* charged past the MTRACE_ALLOC_FN functions */
+            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n", mtrace_sym_of(s->frames[top - 1])->where,
+                       (unsigned long)(s->live - s->reach), mtrace_sym_of(s->frames[top - 1])->func, tag);
+        if (s->nframes > top && !(top && mtrace_in_main(s->frames[top - 1])))
+            o = mtrace_put_chain(o, end, s->frames, top, s->nframes);
         mt.leaked += s->live - s->reach;
         mt.leaked_blocks += s->nlive - s->reach_blocks;
         leaks++;
@@ -2571,6 +2941,7 @@ static MTRACE_HOT struct mtrace_site *mtrace_pop(struct mtrace_pending *q, unsig
     struct mtrace_site *s = q->site[j];
     q->site[j] = 0;
     q->top = (j - 1) & 3;
+    q->taken_frame = q->caller ? q->caller_frame : q->frame[j];
     return q->caller ? q->caller : s;
 }
 
@@ -2588,15 +2959,18 @@ static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
     for (i = 0; i < 4; i++)
         if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == 0)
             return mtrace_pop(q, (t - i) & 3);
+    q->taken_frame = q->caller ? q->caller_frame : 0;
     return q->caller ? q->caller : &mtrace_unknown_site;
 }
 
 /* c: the callers of the call under way in a traced entry point, walked
-   with stacks on (from the entry point's own frame, which the builtin
-   makes it keep). */
+   with stacks on from the frame of the function that made the call (the
+   macro's __builtin_frame_address makes it keep one).  The builtin here
+   gives the entry point a frame pointer too: see mtrace_walk. */
 #define MTRACE_CALLERS(c, d) struct mtrace_chain c;                                           \
     if (mt.depth > 1)                                                                       \
-        mtrace_walk(&c, (const uintptr_t *)__builtin_frame_address(0), d);                  \
+        mtrace_walk(&c, (const uintptr_t *)mtrace_pending.taken_frame, d,                   \
+                    __builtin_frame_address(0));                                            \
     else                                                                                    \
         c.n = 0
 
@@ -2639,7 +3013,7 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struc
         if (mtrace_live(b))
             return mtrace_move(b, p, n, d, c);
         if (b->addr && mt.interposed) {
-            mtrace_double_free(b, d, "double free: realloc of a block already freed");  /* continuing: nothing */
+            mtrace_double_free(b, d, "double free: realloc of a block already freed", c, 0);  /* continuing: nothing */
             return 0;
         }
         mtrace_unlock();
@@ -2695,7 +3069,8 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 /* A block given back at `by`: closes it and says 1 (hand it to its
    allocator), or reports a double free of a tombstone when tombstones can
    be trusted, and says 0 (the call does nothing).  Unknown: 1. */
-static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust)
+static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
+                                     const uintptr_t *frame)
 {
     struct mtrace_block *b;
     int known = 1;
@@ -2705,7 +3080,7 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     if (b && mtrace_live(b))
         mtrace_drop(t, b, by, '-');
     else if (b && b->addr && trust) {
-        mtrace_double_free(b, by, "double free of a block");
+        mtrace_double_free(b, by, "double free of a block", 0, frame);
         return 0;
     } else
         known = 0;
@@ -2755,7 +3130,7 @@ static void mtrace_invalid_free(struct mtrace_site *by)
 MTRACE_API void mtrace_free(void *p)
 {
     struct mtrace_site *d = mtrace_enter("free", mtrace_take((uintptr_t)p));
-    int known = mtrace_release(&mt.heap, p, d, mt.interposed);
+    int known = mtrace_release(&mt.heap, p, d, mt.interposed, (const uintptr_t *)mtrace_pending.taken_frame);
     if (known == 2 && mtrace_on_stack(p))
         mtrace_invalid_free(d);
     else if (known)
@@ -2908,7 +3283,7 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
 MTRACE_API void mtrace_sym_free(void *p)
 {
     if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY)
-        mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0);
+        mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0, 0);
     mtrace_libc_free(p);
 }
 
@@ -2951,10 +3326,17 @@ MTRACE_API void *mtrace_sym_pvalloc(size_t n)
 
 /* ---- annotations for the program's own allocators ---- */
 
+/* The frame of the function that called the annotation: MTRACE_ALLOC_FN's
+   caller's, or the one the annotation's own frame saved (its caller keeps
+   frame pointers when its site says so; mtrace_walk checks the rest). */
+#define mtrace_annotation_frame() (mtrace_pending.caller ? mtrace_pending.caller_frame \
+                                   : *(void **)__builtin_frame_address(0))
+
 MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site)
 {
     struct mtrace_site *d = mtrace_pending.caller ? mtrace_pending.caller : site;
     unsigned pool;
+    mtrace_pending.taken_frame = mtrace_annotation_frame();
     MTRACE_CALLERS(c, d);
     if (p && mtrace_lock_ready()) {
         pool = mtrace_pool_index(d);
@@ -2965,7 +3347,7 @@ MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site
 
 MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
 {
-    mtrace_release(&mt.pool, p, site, 1);
+    mtrace_release(&mt.pool, p, site, 1, (const uintptr_t *)mtrace_annotation_frame());
 }
 
 #undef mt

@@ -179,10 +179,12 @@ struct mtrace_site {
 struct mtrace_pending {
     __UINTPTR_TYPE__ key[4];
     struct mtrace_site *site[4];
+    void *frame[4];                /* the calling function's frame (MTRACE_DEPTH) */
     unsigned top;
     struct mtrace_site *caller;    /* set by MTRACE_ALLOC_FN, */
     void *caller_frame;            /* with the frame of the function it is in */
     /* the runtime's own, per thread: */
+    void *taken_frame;             /* frame[] of the site just taken, or 0 */
     int busy;                      /* inside the tracer (a signal handler's
                                       call then passes through untraced) */
     const char *call;              /* the traced call under way ("free"), */
@@ -381,6 +383,7 @@ extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__nore
     mtrace_top_ = (mtrace_pending.top + 1) & 3;                             \
     mtrace_pending.key[mtrace_top_] = (__UINTPTR_TYPE__)v;                  \
     mtrace_pending.site[mtrace_top_] = MTRACE_SITE_;                        \
+    mtrace_pending.frame[mtrace_top_] = __builtin_frame_address(0);         \
     mtrace_pending.top = mtrace_top_;                                       \
     __asm__ __volatile__("" ::: "memory");                                  \
     v; }))

@@ -66,12 +66,12 @@ mv "$SRC" "$SRC.away"        # from here on, no source tree to lean on
 
 if need pkg-config "pkgconf"; then
     export PKG_CONFIG_PATH=$ROOT/share/pkgconfig
-    check "pkg-config: --cflags is -DMTRACE=1 -DMTRACE_LIB -include PREFIX/include/mtrace.h" \
-        test "$(pkg-config --cflags mtrace | sed 's/ *$//')" = "-DMTRACE=1 -DMTRACE_LIB -include $PREFIX/include/mtrace.h"
+    check "pkg-config: --cflags is -DMTRACE=1 -DMTRACE_LIB -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -include PREFIX/include/mtrace.h" \
+        test "$(pkg-config --cflags mtrace | sed 's/ *$//')" = "-DMTRACE=1 -DMTRACE_LIB -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -include $PREFIX/include/mtrace.h"
     check "pkg-config: cflags_summary is level 2" \
-        test "$(pkg-config --variable=cflags_summary mtrace)" = "-DMTRACE=2 -DMTRACE_LIB -include $PREFIX/include/mtrace.h"
+        test "$(pkg-config --variable=cflags_summary mtrace)" = "-DMTRACE=2 -DMTRACE_LIB -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -include $PREFIX/include/mtrace.h"
     check "pkg-config: cflags_leaks is level 3" \
-        test "$(pkg-config --variable=cflags_leaks mtrace)" = "-DMTRACE=3 -DMTRACE_LIB -include $PREFIX/include/mtrace.h"
+        test "$(pkg-config --variable=cflags_leaks mtrace)" = "-DMTRACE=3 -DMTRACE_LIB -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -include $PREFIX/include/mtrace.h"
     check "pkg-config: header variable" test "$(pkg-config --variable=header mtrace)" = "$PREFIX/include/mtrace.h"
     check "pkg-config: --libs links libmtrace from PREFIX/lib" \
         test "$(pkg-config --libs mtrace | sed 's/ *$//')" = "-L$PREFIX/lib -Wl,-rpath,$PREFIX/lib -lmtrace"

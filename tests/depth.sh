@@ -1,0 +1,159 @@
+#!/bin/bash
+# Call stacks (MTRACE_DEPTH=N): the callers of each allocation, walked by
+# frame pointers in traced code only, written once per distinct stack,
+# named by addr2line in the leak and double-free reports.  Each test is a
+# program in tests/depth/, the command, and what must come out.
+. "$(dirname "$0")/lib.sh"
+cp "$TOP"/tests/depth/*.c "$TMP"/ && cd "$TMP" || exit 2
+LIB="-DMTRACE_LIB -include $TOP/mtrace.h"
+LINK="-L$TOP -Wl,-rpath,$TOP -lmtrace"
+REPLAY="awk -f $TOP/tests/tracer/replay.awk"
+# build NAME [flags...]: NAME.c traced at level 1, linked with libmtrace
+build() { local n=$1; shift; $CC $CFLAGS_T -O0 -DMTRACE=1 $LIB "$@" $n.c -o $n $LINK -lpthread; }
+# names TRACE SID: the functions of stack SID's callers, by addr2line
+names() {
+    awk -v sid="$2" '$1 == "#map" { lo[++n] = $2; hi[n] = $3; bias[n] = $4; path[n] = $5 }
+        $1 == "#stack" && $2 == sid { for (i = 4; i <= NF; i++) print $i }
+        END { for (i = 1; i <= n; i++) print "map", lo[i], hi[i], bias[i], path[i] }' "$1" |
+    python3 -c '
+import sys, subprocess
+lines = sys.stdin.read().split("\n")
+maps = [l.split()[1:] for l in lines if l.startswith("map ")]
+out = []
+for a in [l for l in lines if l.startswith("0x")]:
+    a = int(a, 16)
+    for lo, hi, bias, path in maps:
+        if int(lo, 16) <= a < int(hi, 16):
+            f = subprocess.run(["addr2line", "-f", "-e", path, hex(a - 1 - int(bias, 16))],
+                               capture_output=True, text=True).stdout.split("\n")[0]
+            out.append(f)
+print(" ".join(out))'
+}
+
+# --- without MTRACE_DEPTH the trace is what it was: no '#' but #cmd, 6 fields
+build helpers && MTRACE=plain.trace ./helpers 2> plain.err
+check "no MTRACE_DEPTH: no stack records" sh -c "! grep -q '^#[dms]' plain.trace"
+check "no MTRACE_DEPTH: every record has 6 fields" sh -c "awk '/^[-+<>] / && NF != 6 {exit 1}' plain.trace"
+check "no MTRACE_DEPTH: the trace replays" sh -c "$REPLAY plain.trace > /dev/null"
+
+# --- helpers.c: three levels of helpers and recursion; a qsort callback
+MTRACE_DEPTH=8 MTRACE=h.trace ./helpers 2> h.err; echo $? > h.rc
+check "depth 8: the trace replays (SIDs, sites, sizes, stacks)" sh -c "$REPLAY h.trace > /dev/null"
+has "depth 8: #depth after #cmd" h.trace "#depth 8"
+check "depth 8: records have the same first 5 fields as without stacks" \
+    bash -c "diff <(awk '/^[-+<>] / {print \$1, \$2, \$3, \$4, \$5}' plain.trace) <(awk '/^[-+<>] / {print \$1, \$2, \$3, \$4, \$5}' h.trace)"
+check "depth 8: each distinct stack written once" test "$(grep -c '^#stack' h.trace)" = 3
+check "depth 8: the program and the C library mapped" \
+    sh -c "grep -q '^#map .* $TMP/helpers\$' h.trace && grep -q '^#map .*/libc.so.6\$' h.trace"
+if command -v addr2line > /dev/null; then
+    check "stack 1: copy <- main <- the C library's start, where the walk stops" \
+        test "$(names h.trace 1)" = "copy main __libc_start_call_main"
+    check "stack 2: copy <- nest <- nest <- nest <- main (recursion)" \
+        test "$(names h.trace 2)" = "copy nest nest nest main __libc_start_call_main"
+    check "stack 3: a callback from qsort: the libc frame is kept, and the walk stops there" \
+        test "$(names h.trace 3)" = "msort_with_tmp"
+    cat > h.expected <<'X'
+helpers.c:4: error: 5 bytes leaked here
+helpers.c:5: note: called from copy
+helpers.c:12: note: called from main
+X
+    grep -A3 'error:' h.err > h.got
+    same "leak report: the chain under the place, up to main" h.expected h.got
+fi
+if command -v gnuplot > /dev/null; then
+    { echo "set terminal dumb"; tail -n 2 h.trace; } | gnuplot > h.plot 2> h.gperr
+    check "gnuplot draws the tail of a trace with stacks, silently" test -s h.plot -a ! -s h.gperr
+fi
+
+# --- depth 1: the site only, the records still name their stack
+MTRACE_DEPTH=1 MTRACE=d1.trace ./helpers 2> /dev/null
+check "depth 1: one stack per site, no callers" test "$(grep -c '^#stack [0-9]* [0-9]*$' d1.trace)" = 2
+check "depth 1: the trace replays" sh -c "$REPLAY d1.trace > /dev/null"
+
+# --- frame pointers: optimised code without them is never walked
+$CC $CFLAGS_T -O2 -fomit-frame-pointer -DMTRACE=1 $LIB helpers.c -o helpers-o2 $LINK
+MTRACE_DEPTH=8 MTRACE=o2.trace ./helpers-o2 2> /dev/null
+check "-O2 without frame pointers: one caller (the macro keeps that frame), none guessed beyond" \
+    test "$(grep '^#stack' o2.trace | awk 'NF != 4' | wc -l)" = 0
+$CC $CFLAGS_T -O2 -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-inline -DMTRACE=1 $LIB helpers.c -o helpers-fp $LINK
+MTRACE_DEPTH=8 MTRACE=fp.trace ./helpers-fp 2> /dev/null
+if command -v addr2line > /dev/null; then
+    check "-O2 with frame pointers (mtrace-cc's flags): walked up to main" \
+        test "$(names fp.trace 1)" = "copy main __libc_start_call_main"
+fi
+
+# --- a traced shared library with hidden helpers, called by an untraced main
+$CC $CFLAGS_T -O0 -fPIC -shared -DMTRACE=1 $LIB shlib.c -o libdepth.so $LINK
+$CC $CFLAGS_T -O0 shmain.c -o shmain -L. -Wl,-rpath,"$TMP" -ldepth
+MTRACE_DEPTH=8 MTRACE=sh.trace ./shmain 2> sh.err
+check "shared library: the trace replays" sh -c "$REPLAY sh.trace > /dev/null"
+has "shared library: its segment is mapped by its path" sh.trace "$TMP/libdepth.so"
+if command -v addr2line > /dev/null; then
+    check "shared library: lib_mid <- lib_api <- main, then the walk stops in untraced main" \
+        test "$(names sh.trace 1)" = "lib_mid lib_api main"
+    has "shared library: the leak's chain crosses into the program" sh.err "shmain.c:3: note: called from main"
+fi
+
+# --- MTRACE_ALLOC_FN at run time: a two-level wrapper through a pointer
+build wrapper
+MTRACE_DEPTH=8 MTRACE=w.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper 2> w.err
+if command -v addr2line > /dev/null; then
+    cat > w.expected <<'X'
+   at peak                function   file (charged past MTRACE_ALLOC_FN)
+       100              make_table   wrapper.c:8
+        20               make_name   wrapper.c:9
+X
+    grep -A2 'at peak' w.err > w.got
+    same "MTRACE_ALLOC_FN: the summary charges the wrappers' callers" w.expected w.got
+    cat > w.expected <<'X'
+wrapper.c:9: error: 20 bytes leaked here (in make_name)
+wrapper.c:14: note: called from main
+X
+    grep -A1 'error:' w.err > w.got
+    same "MTRACE_ALLOC_FN: the leak is charged to the wrapper's caller" w.expected w.got
+fi
+MTRACE_DEPTH=8 MTRACE=w2.trace ./wrapper 2> w2.err
+has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:5: error: 20 bytes leaked here"
+
+# --- the double-free report: the bad free's and the allocation's callers
+build dfree
+MTRACE_DEPTH=8 MTRACE=df.trace ./dfree 2> df.err
+if command -v addr2line > /dev/null; then
+    cat > df.expected <<'X'
+dfree.c:3: error: double free of a block (in release)
+dfree.c:11: note: called from main
+dfree.c:4: note: the block was allocated here (in make)
+dfree.c:5: note: called from build
+dfree.c:9: note: called from main
+dfree.c:3: note: and first freed here (in release)
+X
+    same "double free: three places, two with their callers" df.expected df.err
+fi
+
+# --- without addr2line the frames are named by module and offset
+MTRACE_ADDR2LINE= MTRACE_DEPTH=8 MTRACE=na.trace ./helpers 2> na.err
+check "no addr2line: each caller as module+offset" \
+    sh -c "grep -qE '^<unknown>:0: note: called from 0x[0-9a-f]+ \\(in $TMP/helpers\\+0x[0-9a-f]+\\)\$' na.err"
+
+# --- a hostile directory name reaches addr2line as one argument, no shell
+EVIL="$TMP/a \$(touch pwned) 'q\`touch pwned2\`"
+mkdir -p "$EVIL" && cp libdepth.so "$EVIL/" && $CC $CFLAGS_T -O0 shmain.c -o "$EVIL/shmain" -L"$EVIL" -Wl,-rpath,"$EVIL" -ldepth
+(cd "$EVIL" && MTRACE_DEPTH=8 MTRACE="$TMP/evil.trace" ./shmain 2> "$TMP/evil.err")
+check "hostile library path: nothing runs" test ! -e pwned -a ! -e pwned2 -a ! -e "$EVIL/pwned" -a ! -e "$EVIL/pwned2"
+if command -v addr2line > /dev/null; then
+    has "hostile library path: still named" evil.err "note: called from lib_api"
+fi
+
+# --- threads: 4 threads, cross-thread frees and reallocs
+build threads
+MTRACE_DEPTH=8 MTRACE=th.trace ./threads 2> th.err
+check "threads: the trace replays with stacks" sh -c "$REPLAY th.trace > /dev/null"
+check "threads: all 240000 records" test "$(grep -c '^[-+<>] ' th.trace)" = 240000
+if [ -z "$ASAN" ] && echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o tsan 2> /dev/null && ./tsan; then
+    $CC -g -O1 -fsanitize=thread -DMTRACE=1 -include "$TOP/mtrace.h" threads.c -o threads.tsan -lpthread
+    MTRACE=th2.trace MTRACE_DEPTH=8 TSAN_OPTIONS=halt_on_error=1 ./threads.tsan > /dev/null 2> th.tsan.err
+    hasnt "ThreadSanitizer: stacks in 4 threads, no race" th.tsan.err "ThreadSanitizer"
+    check "ThreadSanitizer: the trace replays" sh -c "$REPLAY th2.trace > /dev/null"
+fi
+
+finish
