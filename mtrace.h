@@ -36,6 +36,8 @@
      MTRACE_NO_MACROS      no call-site macros in this file (a file that
                            declares malloc itself, like Redis's server.h):
                            its calls are still traced, at "? <unknown> 0"
+     MTRACE_FRAME_POINTERS this file is built with -fno-omit-frame-pointer:
+                           MTRACE_DEPTH may walk through it
 
    ENVIRONMENT (ignored in set-user-ID programs)
 
@@ -46,6 +48,14 @@
      MTRACE_DOUBLE_FREE=continue
                               report a double free and go on (the bad call
                               does nothing, the exit status becomes 1)
+     MTRACE_DEPTH=N           call stacks of N frames (the site is one):
+                              #stack records in the trace, callers under
+                              each place of the leak and double-free
+                              reports; frames are followed through files
+                              built with -fno-omit-frame-pointer
+                              -DMTRACE_FRAME_POINTERS (as mtrace-cc does)
+     MTRACE_ALLOC_FN="f g"    with MTRACE_DEPTH: wrappers charged to their
+                              callers in the summary and the leak report
 
    WHAT IS TRACED
 
