@@ -58,13 +58,16 @@ static void check_output(const char *s, size_t n)
 
 /* A valid trace from bytes: each group of 3 bytes is one operation on a
  * pool of 16 blocks from 6 sites (site 5 marked "#pool"), sizes small to
- * a few MiB, and now and then a "#cmd" or an unknown "#" record. */
+ * a few MiB, and now and then a "#cmd" or an unknown "#" record.  Each
+ * site has a call stack (stack s of site s, callers shared between
+ * sites), which a block uses or not (SID 0). */
 static char *generate(const uint8_t *d, size_t n, size_t *len)
 {
-    size_t cap = 256 + n * 40 + PAD, o = 0;
+    size_t cap = 1024 + n * 48 + PAD, o = 0;
     char *t = malloc(cap);
     uint64_t total = 0, rec = 0, live[7] = { 0 }, sz[16] = { 0 };
-    int st[16] = { 0 }, defined = 0;
+    int st[16] = { 0 }, sid[16] = { 0 }, defined = 0;
+    o += (size_t)sprintf(t, "#depth 4\n#map 0x1000 0x2000 0x0 m\n");
     static const uint64_t scale[4] = { 1, 16, 1000, 100000 };
     for (size_t i = 0; i + 3 <= n; i += 3) {
         unsigned k = d[i] & 15, s = 1 + d[i + 1] % 6, op = d[i] >> 4;
@@ -75,27 +78,31 @@ static char *generate(const uint8_t *d, size_t n, size_t *len)
                                  defined == 3 ? "%20x" : "", defined, defined * 7);
             if (defined == 5)                   /* a pool's blocks: no slop */
                 o += (size_t)sprintf(t + o, "#pool 5\n");
+            o += (size_t)sprintf(t + o, "#stack %d %d 0x%x 0x1101\n", defined, defined,
+                                 0x1001 + 16 * (defined % 3));
         }
         if (op == 15 && d[i + 2] < 16)          /* metadata records */
             o += (size_t)sprintf(t + o, d[i + 2] & 1 ? "#cmd ./p a%%20b%%0A c\n" : "#note 1 0x401000\n");
         if (st[k] && op < 4) {                  /* realloc, in place or not */
             total -= sz[k]; live[st[k]] -= sz[k];
-            o += (size_t)sprintf(t + o, "< %d %llu %llu %llu 100\n", st[k],
-                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[st[k]]);
+            o += (size_t)sprintf(t + o, "< %d %llu %llu %llu 100 %d\n", st[k],
+                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[st[k]], sid[k]);
             sz[k] = op < 2 ? sz[k] / 2 : size;
             st[k] = (int)s; total += sz[k]; live[s] += sz[k];
-            o += (size_t)sprintf(t + o, "> %u %llu %llu %llu 100\n", s,
-                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[s]);
+            sid[k] = (d[i + 1] & 32) ? (int)s : 0;
+            o += (size_t)sprintf(t + o, "> %u %llu %llu %llu 100 %d\n", s,
+                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[s], sid[k]);
         } else if (st[k]) {                     /* free */
             total -= sz[k]; live[st[k]] -= sz[k];
-            o += (size_t)sprintf(t + o, "- %d %llu %llu %llu 100\n", st[k],
-                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[st[k]]);
+            o += (size_t)sprintf(t + o, "- %d %llu %llu %llu 100 %d\n", st[k],
+                 (unsigned long long)rec++, (unsigned long long)total, (unsigned long long)live[st[k]], sid[k]);
             st[k] = 0;
         } else {                                /* malloc */
             sz[k] = size; st[k] = (int)s; total += size; live[s] += size;
-            o += (size_t)sprintf(t + o, "+ %u %llu %llu %llu %llu\n", s,
+            sid[k] = (d[i + 1] & 32) ? (int)s : 0;
+            o += (size_t)sprintf(t + o, "+ %u %llu %llu %llu %llu %d\n", s,
                  (unsigned long long)rec, (unsigned long long)total,
-                 (unsigned long long)live[s], 100 + (unsigned long long)rec);
+                 (unsigned long long)live[s], 100 + (unsigned long long)rec, sid[k]);
             rec++;
         }
     }
