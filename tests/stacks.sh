@@ -148,7 +148,8 @@ live() {
     local name=$1 src=$2; shift 2
     $CC -g -O0 -o "$name.plain" "$src" 2> /dev/null &&
         valgrind -q --tool=massif --time-unit=B "$@" --massif-out-file="$name.v" "./$name.plain"
-    $CC ${TEST_CFLAGS:-} -g -O0 -fno-omit-frame-pointer -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" \
+    $CC ${TEST_CFLAGS:-} -g -O0 -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -DMTRACE=1 -DMTRACE_LIB \
+        -include "$TOP/mtrace.h" \
         -o "$name.traced" "$src" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace 2> /dev/null &&
         MTRACE_DEPTH=40 MTRACE="$name.trace" "./$name.traced" > /dev/null 2>&1
     if ! grep -q '^#depth ' "$name.trace" 2> /dev/null; then
