@@ -93,9 +93,12 @@ bench:
 	bench/run.sh
 bench-quick:
 	bench/run.sh --quick
+# the call stacks of issue 13 alone (MTRACE_DEPTH unset, 8, 30; bench/README.md)
+bench-stacks:
+	BENCH_ONLY=stacks BENCH_TOOLS=0 bench/run.sh
 bench-build:
 	LUA_SRC="$(LUA_SRC)" bench/build.sh
-.PHONY: bench bench-quick
+.PHONY: bench bench-quick bench-stacks
 # --- end bench ---
 
 # The header and its runtime source side by side (the one-line use includes

@@ -10,7 +10,10 @@
 # valgrind --tool=callgrind instead: instruction counts, slower but
 # repeatable on a noisy machine (then at the quick size, unless "full" is
 # given).  PROFILE_TOP=N lines (default 25); PROFILE_TOOL=callgrind forces
-# callgrind.  Everything is built and written in a temporary directory.
+# callgrind.  MTRACE_DEPTH=N in the environment profiles the call stacks
+# (issue 13): the program is then built with -DMTRACE_FRAME_POINTERS too,
+# as mtrace-cc builds it, so that the walk follows its frames.
+# Everything is built and written in a temporary directory.
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: bench/profile.sh WORKLOAD LEVEL [quick|full]" >&2
@@ -40,12 +43,13 @@ if [ -z "$TOOL" ]; then
 fi
 [ -z "$MODE" ] && { [ "$TOOL" = perf ] && MODE=full || MODE=quick; }
 
-line=$(bench_workloads "$MODE" | awk -F'|' -v n="$NAME" '$1 == n')
+line=$( { bench_workloads "$MODE"; bench_stack_workloads "$MODE"; } | awk -F'|' -v n="$NAME" '$1 == n' | head -n 1)
 [ -n "$line" ] || { echo "no workload '$NAME' (see bench/workloads.sh)" >&2; exit 2; }
 IFS='|' read -r _ prog args _ what <<< "$line"
 bench_generate "$MODE"
-bench_build "$prog" "$LEVEL" "$W/prog" -g -fno-omit-frame-pointer || exit 2
-echo "profile of $NAME ($what), MTRACE=$LEVEL, size '$args', with $TOOL"
+if [ -n "${MTRACE_DEPTH:-}" ]; then fp=-DMTRACE_FRAME_POINTERS; else fp=; fi
+bench_build "$prog" "$LEVEL" "$W/prog" -g -fno-omit-frame-pointer $fp || exit 2
+echo "profile of $NAME ($what), MTRACE=$LEVEL${MTRACE_DEPTH:+ MTRACE_DEPTH=$MTRACE_DEPTH}, size '$args', with $TOOL"
 cd "$W" || exit 2
 export MTRACE=$W/trace
 

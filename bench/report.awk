@@ -7,6 +7,13 @@
 #   traces:  NAME BYTES RECORDS          (one MTRACE=1 trace per workload)
 #   memory:  NAME LIVE OVERHEAD_BYTES    (workloads that print their peak
 #            live block count; overhead from the MTRACE=2 summary)
+#   stackinfo: stacks/NAME BUILD BYTES RECORDS STACKS TRACER_BYTES
+#            (the call-stack part, first round: BUILD is m1, fp, d8, d30;
+#            the trace's size, its + - < > records, its #stack records, and
+#            tracer_bytes_at_peak of the JSON report)
+# The call-stack part's results are under the names stacks/NAME, BUILD
+# base, m1 (level 1), fp (level 1 with frame pointers, MTRACE_DEPTH unset),
+# dN (the same binary with MTRACE_DEPTH=N); sorder lists its NAMEs.
 # Variables: order (workload names in order, space-separated), size_NAME
 # is not passed; sizes come in through -v sizes="NAME=ARGS;..." instead.
 
@@ -104,11 +111,17 @@ FILENAME == ARGV[1] {
 }
 FILENAME == ARGV[2] { tbytes[$1] = $2; trecs[$1] = $3; next }
 FILENAME == ARGV[3] { live[$1] = $2; over[$1] = $3; nlive++; next }
+FILENAME == ARGV[4] { sbytes[$1, $2] = $3; srecs[$1, $2] = $4; nstk[$1, $2] = $5; tbytes_peak[$1, $2] = $6; next }
 
 END {
-    nw = split(order, names, " ")
     ns = split(sizes, s, ";")
     for (i = 1; i <= ns; i++) { split(s[i], kv, "="); size[kv[1]] = kv[2] }
+    if (order != "") main_report()
+    if (sorder != "") stacks_report()
+}
+
+function main_report() {
+    nw = split(order, names, " ")
     peers = (peer_list != "")
     split("base m3 m2 m1", mb, " ")
     split("uninstrumented|MTRACE=3|MTRACE=2|MTRACE=1", mname, "|")
@@ -385,3 +398,126 @@ function walls_rss(name, build,    r, out) {
         if (rss[name, build, r] != "") out = out " " rss[name, build, r]
     return out
 }
+
+# The call stacks of issue 13: the level-1 program built with frame
+# pointers, run with MTRACE_DEPTH unset (fp), 8 (d8) and 30 (d30), against
+# the same binary without stacks, the uninstrumented program (base) and
+# the level-1 build without frame pointers (m1).
+function sratio(n, b, ref, f) { return med_ratio("stacks/" n, b, ref, f) }
+function stacks_report(    ns, sn, i, n, k, c, cols, refs, colname, lg, cnt, x, gm, gmc, m, mb_, d, t, dn, per,
+                           hdr, line, r0, r1, r8, r30, sd, marg) {
+    ns = split(sorder, sn, " ")
+    # columns: build / reference
+    split("fp d8 d30 d8 d30 fp", cols, " "); split("base fp fp base base m1", refs, " ")
+    split("level 1 (frame pointers) / uninstrumented|depth 8 / level 1|depth 30 / level 1|depth 8 / uninstrumented|" \
+          "depth 30 / uninstrumented|level 1 with / without frame pointers", colname, "|")
+    print ""
+    print "### Call stacks (issue 13)"
+    print ""
+    print "The level-1 program built with frame pointers, as mtrace-cc and pkg-config build it " \
+          "(-DMTRACE=1 -DMTRACE_LIB -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -include mtrace.h, libmtrace), " \
+          "run with MTRACE_DEPTH unset (\"level 1\"), =8 and =30: the same binary, so depth N / level 1 is the cost of the stacks alone. " \
+          "Wall-clock ratios, median over " rounds " round(s) of the per-round ratio [min–max], the five builds " \
+          "(uninstrumented, level 1 without frame pointers, level 1, depth 8, depth 30) in rotating order. " \
+          "JSON: geometric mean of the medians over the five single-thread json-* workloads."
+    print ""
+    hdr = "| workload | size | uninstrumented s |"
+    for (c = 1; c <= 6; c++) hdr = hdr " " colname[c] " |"
+    print hdr
+    print "|---|---|---|---|---|---|---|---|---|"
+    for (i = 1; i <= ns; i++) {
+        n = sn[i]
+        t = walls("stacks/" n, "base", "wall")
+        line = sprintf("| %s | %s | %s |", n, size["stacks/" n],
+                       t == "" ? "-" : sprintf("%.3f [%.3f–%.3f]", median(t), minof(t), maxof(t)))
+        for (c = 1; c <= 6; c++) line = line " " cell("stacks/" n, cols[c], refs[c], "wall") " |"
+        print line
+    }
+    # the JSON pipeline: geometric means, wall and CPU
+    for (c = 1; c <= 6; c++) {
+        lg = 0; cnt = 0; x = 0
+        for (i = 1; i <= ns; i++) {
+            n = sn[i]
+            if (n !~ /^json-/) continue
+            x = sratio(n, cols[c], refs[c], "wall")
+            if (x == "" || x <= 0) continue
+            lg += log(x); cnt++
+        }
+        gm[c] = cnt ? exp(lg / cnt) : ""
+        lg = 0; k = 0
+        for (i = 1; i <= ns; i++) {
+            n = sn[i]
+            if (n !~ /^json-/) continue
+            x = sratio(n, cols[c], refs[c], "cpu")
+            if (x == "" || x <= 0) continue
+            lg += log(x); k++
+        }
+        gmc[c] = k ? exp(lg / k) : ""
+    }
+    if (cnt > 0) {
+        line = "| JSON (geomean of " cnt ") | | |"
+        for (c = 1; c <= 6; c++) line = line " " fmt(gm[c], 2) " |"
+        print line
+    }
+    print ""
+    print "CPU time (user + sys), the same ratios:"
+    print ""
+    hdr = "| workload |"
+    for (c = 1; c <= 6; c++) hdr = hdr " " colname[c] " |"
+    print hdr
+    print "|---|---|---|---|---|---|---|"
+    for (i = 1; i <= ns; i++) {
+        n = sn[i]; line = "| " n " |"
+        for (c = 1; c <= 6; c++) line = line " " cell("stacks/" n, cols[c], refs[c], "cpu") " |"
+        print line
+    }
+    if (cnt > 0) {
+        line = "| JSON (geomean) |"
+        for (c = 1; c <= 6; c++) line = line " " fmt(gmc[c], 2) " |"
+        print line
+    }
+
+    print ""
+    print "Memory (first round): trace bytes per + - < > record; peak RSS (median of the rounds); " \
+          "distinct stacks (the trace's #stack records); the tracer's own bytes at the peak of traced memory " \
+          "(tracer_bytes_at_peak of MTRACE_REPORT, the figure behind the summary's \"tracing overhead\" %); " \
+          "per stack: (tracer bytes at depth N − at level 1) / stacks at depth N, which includes the fixed cost of " \
+          "switching stacks on (the segment table and the first chunk of frame storage); marginal: " \
+          "(bytes at depth 30 − at depth 8) / (stacks at 30 − stacks at 8), when they differ. " \
+          "(Peak RSS moves by more than these bytes from run to run: it is no measure of them.)"
+    print ""
+    print "| workload | trace B/rec: level 1 / depth 8 / depth 30 | peak RSS kB: 0 / level 1 / depth 8 / depth 30 | stacks: depth 8 / 30 | tracer bytes at peak: level 1 / depth 8 / depth 30 | per stack: depth 8 / 30 | marginal per stack |"
+    print "|---|---|---|---|---|---|---|"
+    for (i = 1; i <= ns; i++) {
+        n = "stacks/" sn[i]
+        line = "| " sn[i] " |"
+        split("fp d8 d30", mb_, " ")
+        t = ""
+        for (k = 1; k <= 3; k++)
+            t = t (k > 1 ? " / " : "") (srecs[n, mb_[k]] > 0 ? sprintf("%.1f", sbytes[n, mb_[k]] / srecs[n, mb_[k]]) : "-")
+        line = line " " t " |"
+        r0 = median(walls_rss(n, "base")); r1 = median(walls_rss(n, "fp"))
+        r8 = median(walls_rss(n, "d8")); r30 = median(walls_rss(n, "d30"))
+        line = line sprintf(" %s / %s / %s / %s |", r0 == "" ? "-" : r0, r1 == "" ? "-" : r1, r8 == "" ? "-" : r8, r30 == "" ? "-" : r30)
+        line = line sprintf(" %s / %s |", nstk[n, "d8"] == "" ? "-" : nstk[n, "d8"], nstk[n, "d30"] == "" ? "-" : nstk[n, "d30"])
+        line = line sprintf(" %s / %s / %s |", tb_(n, "fp"), tb_(n, "d8"), tb_(n, "d30"))
+        per = ""
+        for (k = 2; k <= 3; k++) {
+            d = mb_[k]
+            x = (tb_(n, d) != "-" && tb_(n, "fp") != "-" && nstk[n, d] > 0) ? \
+                sprintf("%.0f B", (tbytes_peak[n, d] - tbytes_peak[n, "fp"]) / nstk[n, d]) : "-"
+            per = per (k > 2 ? " / " : "") x
+        }
+        line = line " " per " |"
+        marg = (tb_(n, "d8") != "-" && tb_(n, "d30") != "-" && nstk[n, "d30"] > nstk[n, "d8"]) ? \
+               sprintf("%.0f B", (tbytes_peak[n, "d30"] - tbytes_peak[n, "d8"]) / (nstk[n, "d30"] - nstk[n, "d8"])) : "-"
+        line = line " " marg " |"
+        print line
+    }
+    print ""
+    print "Targets (issue 13, item 7), wall clock (CPU time in parentheses):"
+    print ""
+    print "- churn, depth 8 ≤ 1.3× level 1: " verdict(sratio("churn", "d8", "fp", "wall"), 1.3, sratio("churn", "d8", "fp", "cpu"))
+    print "- JSON pipeline geomean, depth 8 ≤ 1.15× level 1: " verdict(gm[2], 1.15, gmc[2])
+}
+function tb_(n, b) { return (tbytes_peak[n, b] == "" || tbytes_peak[n, b] == "-") ? "-" : tbytes_peak[n, b] }

@@ -14,16 +14,24 @@
 # empty program for their start-up, subtracted in the report.  Every
 # run's checksum must equal the uninstrumented one: a mismatch, a crash or
 # a non-zero exit status is reported loudly and makes the exit status 1.
+# Then the call stacks of issue 13: churn, tree and the JSON workloads
+# built at level 1 with frame pointers (as mtrace-cc builds), the same
+# binary run with MTRACE_DEPTH unset, 8 and 30, in the same rotating rounds
+# as the uninstrumented program and the level-1 build without frame
+# pointers; the report's "Call stacks (issue 13)" tables.
 # Then the tool benchmarks: bench/ms_print.sh and bench/mtrace2massif.sh.
 # Progress goes to stderr.  Traces and builds live in a temporary
 # directory that is removed at exit.
 #
 # Environment: BENCH_RUNS (rounds), BENCH_PEERS=0 (skip heaptrack and
 # massif), BENCH_PEER_RUNS (their rounds, default 3, 1 with --quick), BENCH_ONLY (names of
-# the workloads to run, e.g. "churn json-records"), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
+# the workloads to run, e.g. "churn json-records"; the word "stacks" runs the
+# call-stack part, which runs otherwise only without BENCH_ONLY: BENCH_ONLY=stacks
+# is that part alone, `make bench-stacks`), BENCH_TOOLS=0 (skip the tool benchmarks), BENCH_M2M_RECORDS
 # (records for bench/mtrace2massif.sh), BENCH_USE (lib, the default, or
 # oneline), BENCH_MTRACE_REV (a commit: its mtrace.c and mtrace.h instead
-# of the working tree's), LUA_SRC (a Lua 5.4 source tree: the lua workload), CC.
+# of the working tree's), BENCH_MTRACE_SRC (a directory: its mtrace.c and
+# mtrace.h, a candidate change measured without touching the tree), LUA_SRC (a Lua 5.4 source tree: the lua workload), CC.
 # --ms-print-done: `make bench` already ran bench/ms_print.sh (the ms_print
 # section of the Makefile makes `bench` depend on it); don't run it twice.
 set -u
@@ -47,6 +55,12 @@ if [ "$MODE" = quick ]; then PEER_RUNS=${BENCH_PEER_RUNS:-1}
 else PEER_RUNS=${BENCH_PEER_RUNS:-$(( RUNS < 3 ? RUNS : 3 ))}; fi
 case $PEER_RUNS in ''|*[!0-9]*|0) echo "BENCH_PEER_RUNS must be a positive number" >&2; exit 2 ;; esac
 NCPU=$(nproc 2>/dev/null || echo 1)
+# BENCH_ONLY: workload names, and "stacks" for the call-stack part
+ONLY=$(echo "${BENCH_ONLY:-}" | tr ',' ' ')
+ONLY_MAIN=$(for w in $ONLY; do [ "$w" = stacks ] || echo "$w"; done | tr '\n' ' ')
+ONLY_MAIN=${ONLY_MAIN% }
+if [ -z "$ONLY" ] || [[ " $(echo $ONLY) " == *" stacks "* ]]; then STACKS=1; else STACKS=0; fi
+unset MTRACE_DEPTH MTRACE_ALLOC_FN MTRACE_REPORT
 CC=${CC:-cc}
 export CC
 
@@ -55,7 +69,7 @@ trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 export BENCH_GEN=$W
 mkdir -p "$W/bin" "$W/run" "$W/peer"
-: > "$W/results"; : > "$W/traces"; : > "$W/memory"; : > "$W/errors"
+: > "$W/results"; : > "$W/traces"; : > "$W/memory"; : > "$W/errors"; : > "$W/stackinfo"
 T0=$(date +%s)
 
 say() { echo "bench: $*" >&2; }
@@ -78,6 +92,8 @@ bench_generate "$MODE"
 mkdir -p "$W/src"
 if [ -n "${BENCH_MTRACE_REV:-}" ]; then  # a committed tracer, for a result that can be reproduced
     for f in mtrace.h mtrace.c; do git -C "$TOP" show "$BENCH_MTRACE_REV:$f" > "$W/src/$f" || exit 2; done
+elif [ -n "${BENCH_MTRACE_SRC:-}" ]; then  # a candidate change, outside the tree
+    cp "$BENCH_MTRACE_SRC/mtrace.h" "$BENCH_MTRACE_SRC/mtrace.c" "$W/src/" || exit 2
 else
     cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$W/src/" || exit 2
 fi
@@ -87,6 +103,8 @@ export BENCH_USE
 make -s -C "$W/src" -f "$TOP/Makefile" libmtrace.so >&2 || { echo "cannot build libmtrace.so" >&2; exit 2; }
 if [ -n "${BENCH_MTRACE_REV:-}" ]; then
     TRACER="$(cd "$TOP" && git log -1 --format='%h %s' "$BENCH_MTRACE_REV" -- mtrace.c mtrace.h) (BENCH_MTRACE_REV=$BENCH_MTRACE_REV)"
+elif [ -n "${BENCH_MTRACE_SRC:-}" ]; then
+    TRACER="the files of $BENCH_MTRACE_SRC (BENCH_MTRACE_SRC), md5 $(cat "$W/src/mtrace.c" "$W/src/mtrace.h" | md5sum | cut -c1-12)"
 else
     TRACER="$(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
     (cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h 2>/dev/null) ||
@@ -94,12 +112,19 @@ else
 fi
 # the workloads to run: all, or those named in BENCH_ONLY
 selected() {
-    bench_workloads "$MODE" | awk -F'|' -v only="${BENCH_ONLY:-}" '
+    [ -n "$ONLY" ] && [ -z "$ONLY_MAIN" ] && return 0    # BENCH_ONLY=stacks
+    bench_workloads "$MODE" | awk -F'|' -v only="$ONLY_MAIN" '
         BEGIN { n = split(only, o, /[ ,]+/); for (i = 1; i <= n; i++) want[o[i]] = 1 }
         only == "" || ($1 in want)'
 }
-[ -n "$(selected)" ] || { echo "BENCH_ONLY names no workload of bench/workloads.sh" >&2; exit 2; }
+[ -n "$(selected)" ] || [ "$STACKS" = 1 ] ||
+    { echo "BENCH_ONLY names no workload of bench/workloads.sh" >&2; exit 2; }
 PROGS=$(selected | cut -d'|' -f2 | sort -u)
+[ -n "$PROGS" ] || PEERS=""     # BENCH_ONLY=stacks: no peer runs
+# the call-stack part: its programs at levels 0 and 1, and "fp" (level 1
+# with frame pointers)
+SPROGS=""
+[ "$STACKS" = 1 ] && SPROGS=$(bench_stack_workloads "$MODE" | cut -d'|' -f2 | sort -u)
 # Lua first, by bench/build.sh (its own makefile, make -j$NCPU)
 if [[ " $(echo $PROGS) " == *" lua "* ]]; then
     say "building Lua from $LUA_SRC (bench/build.sh --build-only)"
@@ -108,13 +133,22 @@ fi
 "$CC" -O2 -I"$TOP/bench" -o "$W/bin/empty.0" "$TOP/bench/empty.c" || exit 2
 # All builds in parallel, one per core: nothing is timed yet.  A build
 # that fails is an error; its runs are reported as FAILED, the rest go on.
-for p in $PROGS; do [ "$p" = lua ] || for l in 0 3 2 1; do echo "$p $l"; done; done |
-    xargs -P "$NCPU" -n 2 bash -c '. "$BENCH_TOP/bench/workloads.sh";
-        bench_build "$1" "$2" "$BENCH_GEN/bin/$1.$2" 2> "$BENCH_GEN/bin/$1.$2.log" ||
-        { echo "build of $1 at MTRACE=$2 failed:"; head -n 20 "$BENCH_GEN/bin/$1.$2.log"; }' _ >&2
-for p in $PROGS; do for l in 0 3 2 1; do
+builds() {
+    for p in $PROGS; do [ "$p" = lua ] || for l in 0 3 2 1; do echo "$p $l"; done; done
+    for p in $SPROGS; do
+        [[ " $(echo $PROGS) " == *" $p "* ]] || echo "$p 0
+$p 1"
+        echo "$p fp"
+    done
+}
+builds | xargs -P "$NCPU" -n 2 bash -c '. "$BENCH_TOP/bench/workloads.sh"
+        if [ "$2" = fp ]; then set -- "$1" 1 "$2" $BENCH_FP_FLAGS; else set -- "$1" "$2" "$2"; fi
+        out=$BENCH_GEN/bin/$1.$3; lvl=$2; prog=$1; shift 3
+        bench_build "$prog" "$lvl" "$out" "$@" 2> "$out.log" ||
+        { echo "build of $prog at MTRACE=$lvl $* failed:"; head -n 20 "$out.log"; }' _ >&2
+while read -r p l; do
     [ -x "$W/bin/$p.$l" ] || error "build failed: $p at MTRACE=$l (see the compiler's messages above)"
-done; done
+done < <(builds)
 say "built in $(($(date +%s) - TB)) s"
 
 # ---- one timed run -------------------------------------------------------------
@@ -122,11 +156,13 @@ say "built in $(($(date +%s) - TB)) s"
 # checks status and checksum against the first run of the reference build.
 declare -A REF
 one() {
-    local name=$1 prog=$2 build=$3 round=$4 cmd ref key csum ops wall user sys rss status
+    local name=$1 prog=$2 build=$3 round=$4 cmd ref key csum ops wall user sys rss status depth="" report=""
     shift 4
     case $build in
     base | small) cmd=("$W/bin/$prog.0") ;;
     m[123]) cmd=("$W/bin/$prog.${build#m}") ;;
+    fp) cmd=("$W/bin/$prog.fp") ;;
+    d[0-9]*) cmd=("$W/bin/$prog.fp"); depth=${build#d} ;;
     heaptrack) cmd=(heaptrack -o "$W/peer/heaptrack" "$W/bin/$prog.0") ;;
     massif) cmd=(valgrind --tool=massif --massif-out-file="$W/peer/massif.out" "$W/bin/$prog.0") ;;
     esac
@@ -134,8 +170,18 @@ one() {
         echo "$name $build $round 0 0 0 0 996 - 0" >> "$W/results"
         return
     fi
-    rm -f "$W/trace"
-    (cd "$W/run" && MTRACE="$W/trace" "$W/timeit" "$W/time" "${cmd[@]}" "$@" > "$W/out" 2> "$W/err")
+    rm -f "$W/trace" "$W/report.json"
+    # the call-stack part: the tracer's own bytes at the peak, exact, from
+    # the JSON report (the summary gives them as a percentage)
+    [[ $name == stacks/* && $build != base ]] && report=$W/report.json
+    if [ -n "$depth" ]; then
+        (cd "$W/run" && MTRACE="$W/trace" MTRACE_DEPTH=$depth MTRACE_REPORT=$report \
+             "$W/timeit" "$W/time" "${cmd[@]}" "$@" > "$W/out" 2> "$W/err")
+    elif [ -n "$report" ]; then
+        (cd "$W/run" && MTRACE="$W/trace" MTRACE_REPORT=$report "$W/timeit" "$W/time" "${cmd[@]}" "$@" > "$W/out" 2> "$W/err")
+    else
+        (cd "$W/run" && MTRACE="$W/trace" "$W/timeit" "$W/time" "${cmd[@]}" "$@" > "$W/out" 2> "$W/err")
+    fi
     read -r wall user sys rss status < "$W/time" || { wall=0 user=0 sys=0 rss=0 status=999; }
     # Lua: the checksum of bench/alloc.lua's own lines (heaptrack writes on stdout too)
     if [ "$prog" = lua ]; then csum=$(grep -E '^(trees|long-lived|strings|tables) ' "$W/out" | cksum | tr ' ' -)
@@ -147,7 +193,7 @@ one() {
     elif [ -z "$csum" ]; then
         error "$name: $build (round $round) printed no checksum"; status=998
     else
-        case $build in base | m[123]) key=$name ;; *) key=$name.small ;; esac
+        case $build in base | m[123] | fp | d[0-9]*) key=$name ;; *) key=$name.small ;; esac
         ref=${REF[$key]:-}
         if [ -z "$ref" ]; then
             REF[$key]=$csum
@@ -169,7 +215,15 @@ one() {
                     if (match($0, /overhead [0-9.]+%/)) { p = substr($0, RSTART + 9, RLENGTH - 10); printf "%.0f", b * p / 100 } }' "$W/err")
         [ -n "$live" ] && echo "$name $live $over" >> "$W/memory"
     fi
-    rm -rf "$W/trace" "$W/peer"/* "$W/run"/*
+    # the call-stack part, first round: the trace (bytes, records, distinct
+    # stacks) and the tracer's own bytes at the peak, per build
+    if [[ $name == stacks/* ]] && [ "$round" = 1 ] && [ "$status" = 0 ] && [ -f "$W/trace" ]; then
+        local tb
+        tb=$(sed -n 's/.*"tracer_bytes_at_peak": *\([0-9]*\).*/\1/p' "$W/report.json" 2>/dev/null | head -n 1)
+        echo "$name $build $(stat -c %s "$W/trace") $(LC_ALL=C grep -c '^[-+<>] ' "$W/trace")" \
+             "$(LC_ALL=C grep -c '^#stack ' "$W/trace") ${tb:--}" >> "$W/stackinfo"
+    fi
+    rm -rf "$W/trace" "$W/report.json" "$W/peer"/* "$W/run"/*
 }
 
 # ---- the rounds ------------------------------------------------------------------
@@ -214,6 +268,24 @@ while IFS='|' read -r name prog args peer what; do
         done
     fi
 done < <(selected)
+# The call stacks (issue 13): the frame-pointer build (fp) run with
+# MTRACE_DEPTH unset, 8 and 30, with the uninstrumented program and the
+# level-1 build without frame pointers, in rotating order.
+SBUILDS=(base m1 fp d8 d30)
+SNAMES=""
+if [ "$STACKS" = 1 ]; then
+    while IFS='|' read -r name prog args peer what; do
+        SNAMES="$SNAMES $name"
+        SIZES="${SIZES}stacks/$name=$args;"
+        say "call stacks, $name ($what): $RUNS round(s) of ${SBUILDS[*]}"
+        for r in $(seq "$RUNS"); do
+            for i in 0 1 2 3 4; do
+                # shellcheck disable=SC2086
+                one "stacks/$name" "$prog" "${SBUILDS[(i + r - 1) % 5]}" "$r" $args
+            done
+        done
+    done < <(bench_stack_workloads "$MODE")
+fi
 T1=$(date +%s)
 
 # ---- the report ----------------------------------------------------------------------
@@ -234,8 +306,8 @@ echo "- command: bench/run.sh${1:+ $*}, BENCH_RUNS=$RUNS; peers:${PEERS:- none}$
 echo "- builds and workloads: $((T1 - T0)) s"
 echo
 awk -v order="$NAMES" -v sizes="$SIZES" -v peer_list="$PEERS" -v ncpu="$NCPU" -v peer_rounds="$PEER_RUNS" -v rounds="$RUNS" \
-    -f "$TOP/bench/report.awk" "$W/results" "$W/traces" "$W/memory"
-if [ -z "$PEERS" ]; then
+    -v sorder="$SNAMES" -f "$TOP/bench/report.awk" "$W/results" "$W/traces" "$W/memory" "$W/stackinfo"
+if [ -z "$PEERS" ] && [ -n "$NAMES" ]; then
     echo
     if [ "${BENCH_PEERS:-1}" = 0 ]; then echo "heaptrack and massif: skipped (BENCH_PEERS=0)."
     else echo "heaptrack and valgrind are not installed: no peer columns."; fi

@@ -65,6 +65,23 @@ LIST
     fi
 }
 
+# bench_stack_workloads MODE: the workloads of the call-stack comparison
+# (issue 13), lines of bench_workloads: churn, tree and the five
+# single-thread JSON workloads; and deep-stacks (stacks.c), longer chains
+# and many distinct stacks, for the walk's cost and the memory per stack.  bench/run.sh runs each program built at
+# level 1 with frame pointers (bench_build PROG 1 OUT $BENCH_FP_FLAGS, as
+# mtrace-cc and pkg-config build) with MTRACE_DEPTH unset, 8 and 30, next
+# to the uninstrumented program and the level-1 build without them.
+BENCH_FP_FLAGS="-fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS"
+bench_stack_workloads() {
+    bench_workloads "$1" | awk -F'|' '$1 == "churn" || $1 == "tree" || ($1 ~ /^json-/ && $1 !~ /^json-mt-/)'
+    if [ "$1" = quick ]; then
+        echo "deep-stacks|stacks|1000000 10|-|churn through 1024 distinct call stacks, 12 frames deep"
+    else
+        echo "deep-stacks|stacks|4000000 10|-|churn through 1024 distinct call stacks, 12 frames deep"
+    fi
+}
+
 # bench_lua_line DEPTH PEER-DEPTH: the Lua workload (bench/alloc.lua run by
 # a Lua built from $LUA_SRC by bench/build.sh --build-only), when LUA_SRC
 # is set.  Its checksum is that of its whole output.
