@@ -2348,8 +2348,10 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
         if (strcmp(line, "??") != 0)
             snprintf(v[i].func, sizeof v[i].func, "%s", line);
         t = mtrace_take_line(t, end, line, sizeof line);
-        if (strncmp(line, "??", 2) != 0)        /* "file:line (discriminator N)" */
-            snprintf(v[i].where, sizeof v[i].where, "%.*s", (int)strcspn(line, " "), mtrace_relative(line));
+        if (strncmp(line, "??", 2) != 0) {      /* "file:line (discriminator N)" */
+            const char *where = mtrace_relative(line);
+            snprintf(v[i].where, sizeof v[i].where, "%.*s", (int)strcspn(where, " "), where);
+        }
     }
     mtrace_unpages(out, OUT);
 }

@@ -65,6 +65,19 @@ if command -v gnuplot > /dev/null; then
     check "gnuplot draws the tail of a trace with stacks, silently" test -s h.plot -a ! -s h.gperr
 fi
 
+# --- a call in a loop: addr2line adds "(discriminator N)" to its line
+cp "$TOP/examples/leak.c" . && build leak && MTRACE_DEPTH=8 MTRACE=lk.trace ./leak > /dev/null 2> lk.err
+if command -v addr2line > /dev/null; then
+    cat > lk.expected <<'X'
+leak.c:25: error: 100 bytes leaked here
+leak.c:47: note: called from main
+leak.c:18: error: 23 bytes leaked here
+leak.c:45: note: called from main
+X
+    grep -A1 'error:' lk.err > lk.got
+    same "calls in loops: file:line without the discriminator" lk.expected lk.got
+fi
+
 # --- depth 1: the site only, the records still name their stack
 MTRACE_DEPTH=1 MTRACE=d1.trace ./helpers 2> /dev/null
 check "depth 1: one stack per site, no callers" test "$(grep -c '^#stack [0-9]* [0-9]*$' d1.trace)" = 2
@@ -143,6 +156,14 @@ check "hostile library path: nothing runs" test ! -e pwned -a ! -e pwned2 -a ! -
 if command -v addr2line > /dev/null; then
     has "hostile library path: still named" evil.err "note: called from lib_api"
 fi
+
+# --- fork: the child's trace has its own map and stack records
+build forked
+MTRACE_DEPTH=8 MTRACE=fk.trace ./forked 2> fk.err
+child=$(ls fk.trace.* 2> /dev/null | head -n 1)
+check "fork: the parent's trace replays" sh -c "$REPLAY fk.trace > /dev/null"
+check "fork: the child's trace replays (its #map and #stack written again)" sh -c "test -n '$child' && $REPLAY '$child' > /dev/null"
+check "fork: the child's trace starts its stacks at 1" sh -c "grep -q '^#stack 1 1 ' '$child' && grep -q '^#map ' '$child'"
 
 # --- threads: 4 threads, cross-thread frees and reallocs
 build threads

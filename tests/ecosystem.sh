@@ -28,7 +28,7 @@ copy_tree() {
 # trace's directory.
 mask() {
     sed -E -e 's/size: +[0-9]+ bytes$/size: RSS bytes/' -e 's/overhead [0-9.]+%/overhead PCT/' \
-        -e 's#/[^ =]*/([^/ ]*\.trace)#DIR/\1#g' -e 's/ +$//' "$@"
+        -e 's#/[^ =]*/([^/ ]*\.trace)#DIR/\1#g' -e 's/ +$//' -e 's/0x[0-9A-F]{6,}:/0xADDR:/g' "$@"
 }
 status() { [ "$(cat "$1")" = "$2" ] || { echo "     exit status $(cat "$1"), expected $2"; return 1; }; }
 need() { command -v "$1" > /dev/null || { fail "$1 is not installed (apt-get install $2)"; return 1; }; }
