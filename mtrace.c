@@ -881,13 +881,6 @@ static int mtrace_seg_traced(int i)
     return i >= 0 && __atomic_load_n(&mt.segs[i].traced, __ATOMIC_RELAXED);
 }
 
-/* Is fp a frame of this thread's stack, at or above `below`? */
-static int mtrace_frame_ok(const uintptr_t *fp, const void *below)
-{
-    return (const void *)fp >= below && ((uintptr_t)fp & 7) == 0
-        && mtrace_on_stack(fp) && mtrace_on_stack(fp + 1);
-}
-
 /* The callers of the traced call made at site d by the function whose
    frame is `frame` (saved by the call's macro, so that a call in tail
    position, made after that function's frame was popped, still finds
@@ -896,20 +889,34 @@ static int mtrace_frame_ok(const uintptr_t *fp, const void *below)
    the next ones only while they lie in traced code.  `below`: the frame
    of the entry point, whose prologue pushed the frame pointer first,
    which in a tail call rewrote the saved word at `frame` with the same
-   value. */
+   value.  Each frame lies on this thread's stack, above the last one; a
+   return address in the last traced segment needs no lookup. */
 static void mtrace_walk(struct mtrace_chain *c, const uintptr_t *frame, struct mtrace_site *d, const void *below)
 {
     const uintptr_t *fp = frame;
     unsigned max = (unsigned)mt.depth - 1;
+    uintptr_t lo, hi, seglo = 0, seghi = 0, r;
     c->n = 0;
     if (!fp)
         return;
     mtrace_mark_traced(d);
-    while (c->n < max && mtrace_frame_ok(fp, below) && fp[1]) {
-        c->ret[c->n++] = fp[1];
-        if (!mtrace_seg_traced(mtrace_seg_of(fp[1])))
+    if (!mtrace_on_stack(fp))           /* also learns the bounds */
+        return;
+    lo = mtrace_pending.stack_lo;
+    hi = mtrace_pending.stack_hi;
+    while (c->n < max) {
+        uintptr_t a = (uintptr_t)fp;
+        if (a < (uintptr_t)below || (a & 7) || a < lo || a + 8 >= hi || !(r = fp[1]))
             break;
-        below = fp + 1;         /* callers' frames lie strictly higher */
+        c->ret[c->n++] = r;
+        if (r - seglo >= seghi - seglo) {   /* not in the last traced segment */
+            int i = mtrace_seg_of(r);
+            if (!mtrace_seg_traced(i))
+                break;
+            seglo = mt.segs[i].lo;
+            seghi = mt.segs[i].hi;
+        }
+        below = fp + 1;
         fp = (const uintptr_t *)fp[0];
     }
 }
@@ -2346,7 +2353,7 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
     for (t = out, end = out + got, i = 0; i < n && t < end; i++) {
         t = mtrace_take_line(t, end, line, sizeof line);
         if (strcmp(line, "??") != 0)
-            snprintf(v[i].func, sizeof v[i].func, "%s", line);
+            snprintf(v[i].func, sizeof v[i].func, "%.*s", (int)sizeof v[i].func - 1, line);
         t = mtrace_take_line(t, end, line, sizeof line);
         if (strncmp(line, "??", 2) != 0) {      /* "file:line (discriminator N)" */
             const char *where = mtrace_relative(line);

@@ -42,7 +42,7 @@ check "depth 8: the trace replays (SIDs, sites, sizes, stacks)" sh -c "$REPLAY h
 has "depth 8: #depth after #cmd" h.trace "#depth 8"
 check "depth 8: records have the same first 5 fields as without stacks" \
     bash -c "diff <(awk '/^[-+<>] / {print \$1, \$2, \$3, \$4, \$5}' plain.trace) <(awk '/^[-+<>] / {print \$1, \$2, \$3, \$4, \$5}' h.trace)"
-check "depth 8: each distinct stack written once" test "$(grep -c '^#stack' h.trace)" = 3
+check "depth 8: each distinct stack written once" test "$(grep -c '^#stack' h.trace)" = "$(grep '^#stack' h.trace | cut -d' ' -f3- | sort -u | wc -l)"
 check "depth 8: the program and the C library mapped" \
     sh -c "grep -q '^#map .* $TMP/helpers\$' h.trace && grep -q '^#map .*/libc.so.6\$' h.trace"
 if command -v addr2line > /dev/null; then
@@ -50,8 +50,8 @@ if command -v addr2line > /dev/null; then
         test "$(names h.trace 1)" = "copy main __libc_start_call_main"
     check "stack 2: copy <- nest <- nest <- nest <- main (recursion)" \
         test "$(names h.trace 2)" = "copy nest nest nest main __libc_start_call_main"
-    check "stack 3: a callback from qsort: the libc frame is kept, and the walk stops there" \
-        test "$(names h.trace 3)" = "msort_with_tmp"
+    [ -z "$ASAN" ] && check "stack 3: a callback from qsort: the libc frame is kept, and the walk stops there" \
+        test "$(names h.trace 3)" = "msort_with_tmp"       # (ASan has its own qsort)
     cat > h.expected <<'X'
 helpers.c:4: error: 5 bytes leaked here
 helpers.c:5: note: called from copy
@@ -131,7 +131,7 @@ has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c
 # --- the double-free report: the bad free's and the allocation's callers
 build dfree
 { MTRACE_DEPTH=8 MTRACE=df.trace ./dfree 2> df.err; } 2> /dev/null   # it aborts
-if command -v addr2line > /dev/null; then
+if command -v addr2line > /dev/null && [ -z "$ASAN" ]; then    # (ASan reports it first)
     cat > df.expected <<'X'
 dfree.c:3: error: double free of a block (in release)
 dfree.c:11: note: called from main
