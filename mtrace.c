@@ -177,7 +177,7 @@ struct mtrace_block {
    of the 4 KiB pages that hold blocks, and per page a small table of its
    blocks' entries, its bucket. */
 #define MTRACE_PAGE_BITS 12
-#define MTRACE_CLASSES 23           /* bucket sizes: 2, 4, 6, 8, 12, ... 6144 */
+#define MTRACE_CLASSES 24           /* bucket sizes: 2, 3, 4, 6, 8, ... 6144 */
 struct mtrace_page {
     uint64_t key;               /* page number << 18 | entries in use << 5 | class */
     struct mtrace_block *slots; /* its bucket; 0 in an empty directory slot */
@@ -1115,13 +1115,11 @@ static struct mtrace_block mtrace_no_block;
 #define MTRACE_KEY_USED 5
 #define MTRACE_KEY_CLASS 31u
 
+/* Bucket sizes: 2, 3, 4, 6, 8, 12, 16, ... 6144 entries, each a half or a
+   third larger than the last, computed (no table on the hot path). */
 static MTRACE_HOT size_t mtrace_cap(unsigned class)
 {
-    static const unsigned short caps[MTRACE_CLASSES] = {
-        2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512,
-        768, 1024, 1536, 2048, 3072, 4096, 6144
-    };
-    return caps[class];
+    return (size_t)(2 + (class & 1)) << (class >> 1);
 }
 
 static MTRACE_HOT uint64_t mtrace_page_no(uintptr_t addr)
@@ -1268,6 +1266,12 @@ static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_page *p)
     return 1;
 }
 
+/* Slots from `from` forward to `to` in a bucket of `cap`, wrapping. */
+static MTRACE_HOT size_t mtrace_dist(size_t from, size_t to, size_t cap)
+{
+    return to >= from ? to - from : to + cap - from;
+}
+
 /* A page's first block: its directory entry and a bucket of 2. */
 static struct mtrace_page *mtrace_new_page(struct mtrace_table *t, uintptr_t addr)
 {
@@ -1305,7 +1309,7 @@ static MTRACE_HOT struct mtrace_block *mtrace_claim(struct mtrace_table *t, uint
         return b;
     cap = mtrace_cap(mtrace_p_class(p));
     if ((mtrace_p_used(p) + 1) * 4 > cap * 3
-        || ((size_t)(b - p->slots) + cap - mtrace_home(addr, cap)) % cap > MTRACE_CROWDED) {
+        || mtrace_dist(mtrace_home(addr, cap), (size_t)(b - p->slots), cap) > MTRACE_CROWDED) {
         if (!mtrace_grow_bucket(t, p))
             return 0;
         b = mtrace_in_bucket(p, addr);
@@ -1334,7 +1338,7 @@ static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
         if (!s[j].addr)
             break;
         home = mtrace_home(s[j].addr, cap);
-        if ((j + cap - home) % cap >= (j + cap - i) % cap) {
+        if (mtrace_dist(home, j, cap) >= mtrace_dist(i, j, cap)) {
             s[i] = s[j];
             i = j;
         }
