@@ -174,18 +174,18 @@ struct mtrace_block {
 #define MTRACE_FREED ((uint64_t)1 << MTRACE_SITE_BITS)
 
 /* Blocks by address, in two levels (see "---- blocks ----"): a directory
-   of the 4 KiB pages that hold blocks, and per page a small table of its
-   blocks' entries, its bucket. */
-#define MTRACE_PAGE_BITS 12
-#define MTRACE_CLASSES 24           /* bucket sizes: 2, 3, 4, 6, 8, ... 6144 */
-struct mtrace_page {
-    uint64_t key;               /* page number << 18 | entries in use << 5 | class */
+   of the 64 KiB ranges of addresses that hold blocks, and per range a
+   small table of its blocks' entries, its bucket. */
+#define MTRACE_RANGE_BITS 16
+#define MTRACE_CLASSES 32           /* bucket sizes: 2, 3, 4, 6, 8, ... 98304 */
+struct mtrace_range {
+    uint64_t key;               /* range number << 23 | entries in use << 6 | hashed | class */
     struct mtrace_block *slots; /* its bucket; 0 in an empty directory slot */
 };
 
 struct mtrace_table {
-    struct mtrace_page *dir;    /* open addressing, linear probing, at most half full */
-    size_t n, npages;           /* directory slots, pages in it */
+    struct mtrace_range *dir;    /* open addressing, linear probing, at most half full */
+    size_t n, nranges;          /* directory slots, ranges in it */
     size_t nlive, nfreed;       /* entries: live blocks, tombstones */
     struct mtrace_block *spare[MTRACE_CLASSES];    /* buckets given back, by class */
     char *cut, *cut_end;        /* the mapped space new buckets are cut from */
@@ -1067,17 +1067,20 @@ static void mtrace_read_depth(void)
 /* ---- blocks ----
 
    Blocks that the C library hands out together lie together in memory,
-   and their entries lie together too: a directory keyed by the 4 KiB
-   page of the address (open addressing, at most half full) gives the
-   page's bucket, a small open-addressing table of that page's entries
+   and their entries lie together too: a directory keyed by the 64 KiB
+   range of the address (open addressing, at most half full) gives the
+   range's bucket, an open-addressing table of that range's entries
    (linear probing, at most 3/4 full, grown by 1.5 or 4/3 as allocators'
    size classes do).  An operation reads one directory entry and one or
-   two lines of a bucket of at most a few KiB, which the program's recent
-   operations on that page already brought in; a single table keyed by
-   the address scattered neighbours over all of its memory, and with
-   millions of live blocks every operation missed the cache.  Buckets
-   are cut from mapped chunks; a bucket that grows goes back to a list
-   of its size, for the next page that needs one. */
+   two lines of the bucket, which the program's recent operations in
+   that range already brought in; a single table keyed by the address
+   scattered neighbours over all of its memory, and with millions of
+   live blocks every operation missed the cache.  Ranges, not 4 KiB
+   pages: the directory is 16 times smaller (a few KiB for a heap of a
+   few MB), so it stays in the L1 cache where operations jump between
+   pages at random, and the bucket is the only line that misses.
+   Buckets are cut from mapped chunks; a bucket that grows goes back to
+   a list of its size, for the next range that needs one. */
 
 static MTRACE_HOT unsigned mtrace_b_site(const struct mtrace_block *b)
 {
@@ -1104,62 +1107,71 @@ static MTRACE_HOT int mtrace_live(const struct mtrace_block *b)
     return b->addr && !mtrace_freed(b);
 }
 
-/* What mtrace_find gives for an address whose page has no bucket: an
+/* What mtrace_find gives for an address whose range has no bucket: an
    empty entry, only ever read. */
 static struct mtrace_block mtrace_no_block;
 
-/* The directory key: page number, entries in the bucket (live and
-   tombstones: at most 4096 distinct addresses in a page), size class.
-   User-space addresses are below 2^57, so the page number fits in 46 bits. */
-#define MTRACE_KEY_PAGE 18
-#define MTRACE_KEY_USED 5
+/* The directory key: range number, entries in the bucket (live and
+   tombstones: at most 65536 distinct addresses in a range, a pool of
+   1-byte blocks), whether homes are hashed (mtrace_home), size class.
+   User-space addresses are below 2^57, so the range number fits in 41
+   bits. */
+#define MTRACE_KEY_RANGE 23
+#define MTRACE_KEY_USED 6
+#define MTRACE_KEY_HASHED 32u
 #define MTRACE_KEY_CLASS 31u
 
-/* Bucket sizes: 2, 3, 4, 6, 8, 12, 16, ... 6144 entries, each a half or a
-   third larger than the last, computed (no table on the hot path). */
+/* Bucket sizes: 2, 3, 4, 6, 8, 12, 16, ... 98304 entries (65536 at 3/4),
+   each a half or a third larger than the last, computed (no table on the
+   hot path). */
 static MTRACE_HOT size_t mtrace_cap(unsigned class)
 {
     return (size_t)(2 + (class & 1)) << (class >> 1);
 }
 
-static MTRACE_HOT uint64_t mtrace_page_no(uintptr_t addr)
+static MTRACE_HOT uint64_t mtrace_range_no(uintptr_t addr)
 {
-    return (uint64_t)addr >> MTRACE_PAGE_BITS;
+    return (uint64_t)addr >> MTRACE_RANGE_BITS;
 }
 
-static MTRACE_HOT size_t mtrace_p_used(const struct mtrace_page *p)
+static MTRACE_HOT size_t mtrace_p_used(const struct mtrace_range *p)
 {
-    return (size_t)(p->key >> MTRACE_KEY_USED) & ((1u << (MTRACE_KEY_PAGE - MTRACE_KEY_USED)) - 1);
+    return (size_t)(p->key >> MTRACE_KEY_USED) & ((1u << (MTRACE_KEY_RANGE - MTRACE_KEY_USED)) - 1);
 }
 
-static MTRACE_HOT unsigned mtrace_p_class(const struct mtrace_page *p)
+static MTRACE_HOT unsigned mtrace_p_class(const struct mtrace_range *p)
 {
     return (unsigned)(p->key & MTRACE_KEY_CLASS);
 }
 
-/* The directory entry of addr's page, or the empty slot where it would go. */
-static MTRACE_HOT struct mtrace_page *mtrace_page_find(struct mtrace_table *t, uintptr_t addr)
+/* The directory entry of addr's range, or the empty slot where it would go. */
+static MTRACE_HOT struct mtrace_range *mtrace_range_find(struct mtrace_table *t, uintptr_t addr)
 {
-    uint64_t page = mtrace_page_no(addr);
-    size_t mask = t->n - 1, i = (size_t)((page * 0x9E3779B97F4A7C15ULL) >> 24) & mask;
-    while (t->dir[i].slots && t->dir[i].key >> MTRACE_KEY_PAGE != page)
+    uint64_t range = mtrace_range_no(addr);
+    size_t mask = t->n - 1, i = (size_t)((range * 0x9E3779B97F4A7C15ULL) >> 24) & mask;
+    while (t->dir[i].slots && t->dir[i].key >> MTRACE_KEY_RANGE != range)
         i = (i + 1) & mask;
     return &t->dir[i];
 }
 
-/* Where addr's entry starts looking in a bucket of `cap` slots: in the
-   order of the addresses, so that neighbours share a line, and blocks of
-   one size, at least 4/3 slots apart, do not collide.  A page whose
-   blocks crowd into part of it gets a larger bucket (mtrace_claim). */
-static MTRACE_HOT size_t mtrace_home(uintptr_t addr, size_t cap)
+/* Where addr's entry starts looking in a bucket of `cap` slots with
+   directory key `key`: in the order of the addresses, so that neighbours
+   share a line, and blocks of one size, at least 4/3 slots apart, do not
+   collide.  A range whose blocks crowd into part of it gets a larger
+   bucket (mtrace_claim), or, once that bucket would be mostly empty (a
+   pool of tiny blocks in a corner of the range), homes by a hash of the
+   offset: probes stay short without a bucket 16 times too large. */
+static MTRACE_HOT size_t mtrace_home(uint64_t key, uintptr_t addr, size_t cap)
 {
-    return (size_t)(((uint64_t)(addr & ((1u << MTRACE_PAGE_BITS) - 1)) * cap) >> MTRACE_PAGE_BITS);
+    uint32_t off = (uint32_t)addr & ((1u << MTRACE_RANGE_BITS) - 1);
+    uint32_t at = key & MTRACE_KEY_HASHED ? off * 0x9E3779B1u : off << (32 - MTRACE_RANGE_BITS);
+    return (size_t)(((uint64_t)at * cap) >> 32);       /* a select, not a branch */
 }
 
-/* The entry for addr in its page's bucket, or the empty slot where it would go. */
-static MTRACE_HOT struct mtrace_block *mtrace_in_bucket(const struct mtrace_page *p, uintptr_t addr)
+/* The entry for addr in its range's bucket, or the empty slot where it would go. */
+static MTRACE_HOT struct mtrace_block *mtrace_in_bucket(const struct mtrace_range *p, uintptr_t addr)
 {
-    size_t cap = mtrace_cap(mtrace_p_class(p)), i = mtrace_home(addr, cap);
+    size_t cap = mtrace_cap(mtrace_p_class(p)), i = mtrace_home(p->key, addr, cap);
     struct mtrace_block *s = p->slots;
     while (s[i].addr && s[i].addr != addr)
         if (++i == cap)
@@ -1170,7 +1182,7 @@ static MTRACE_HOT struct mtrace_block *mtrace_in_bucket(const struct mtrace_page
 /* The entry for addr: live, a tombstone, or empty (addr 0; never write it). */
 static MTRACE_HOT struct mtrace_block *mtrace_find(struct mtrace_table *t, uintptr_t addr)
 {
-    struct mtrace_page *p = mtrace_page_find(t, addr);
+    struct mtrace_range *p = mtrace_range_find(t, addr);
     return p->slots ? mtrace_in_bucket(p, addr) : &mtrace_no_block;
 }
 
@@ -1216,28 +1228,31 @@ static struct mtrace_block *mtrace_bucket_new(struct mtrace_table *t, unsigned c
 /* Doubles the directory (256 slots at first). */
 static int mtrace_grow_dir(struct mtrace_table *t)
 {
-    struct mtrace_page *old = t->dir;
+    struct mtrace_range *old = t->dir;
     size_t i, n = t->n, cap = n ? n * 2 : 256;
-    if (!(t->dir = (struct mtrace_page *)mtrace_pages(cap * sizeof *t->dir))) {
+    if (!(t->dir = (struct mtrace_range *)mtrace_pages(cap * sizeof *t->dir))) {
         t->dir = old;
         return 0;
     }
     t->n = cap;
     for (i = 0; i < n; i++)
         if (old[i].slots)
-            *mtrace_page_find(t, (uintptr_t)(old[i].key >> MTRACE_KEY_PAGE << MTRACE_PAGE_BITS)) = old[i];
+            *mtrace_range_find(t, (uintptr_t)(old[i].key >> MTRACE_KEY_RANGE << MTRACE_RANGE_BITS)) = old[i];
     mtrace_unpages(old, n * sizeof *old);
     return 1;
 }
 
-/* Makes room in a full or crowded bucket for one more entry: the next
-   size up, or,
-   when its tombstones outnumber its live blocks, the smallest size that
-   holds the live ones without the tombstones (the oldest double frees
-   in that page then go unnoticed). */
-static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_page *p)
+/* Makes room in a full or `crowded` bucket for one more entry: the next
+   size up; or, when its tombstones outnumber its live blocks, the
+   smallest size that holds the live ones without the tombstones (the
+   oldest double frees in that range then go unnoticed); or, crowded
+   with MTRACE_SPARSE_AT slots or more and MTRACE_SPARSE of them an
+   entry, a size for its entries with hashed homes (mtrace_home). */
+#define MTRACE_SPARSE 16
+#define MTRACE_SPARSE_AT 4096   /* a range filling up from one end is not a corner */
+static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, int crowded)
 {
-    unsigned class = mtrace_p_class(p), to = 0;
+    unsigned class = mtrace_p_class(p), to = 0, hashed = (unsigned)p->key & MTRACE_KEY_HASHED;
     size_t i, cap = mtrace_cap(class), live = 0, was = mtrace_p_used(p), used = 0;
     struct mtrace_block *old = p->slots, *b;
     int keep_freed;
@@ -1246,7 +1261,11 @@ static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_page *p)
     keep_freed = was - live <= live;
     while (to < MTRACE_CLASSES - 1 && ((keep_freed ? was : live) + 1) * 4 > mtrace_cap(to) * 3)
         to++;
-    if (keep_freed && to <= class) {
+    if (crowded && !hashed && cap >= MTRACE_SPARSE_AT && (was + 1) * MTRACE_SPARSE <= cap) {
+        hashed = MTRACE_KEY_HASHED;
+        to = to + 2 < class ? to + 2 : class;   /* under half full: probes short */
+    }
+    else if (keep_freed && to <= class) {
         if (class == MTRACE_CLASSES - 1)
             return 1;           /* crowded, but as large as a bucket gets */
         to = class + 1;
@@ -1254,7 +1273,7 @@ static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_page *p)
     if (!(b = mtrace_bucket_new(t, to)))
         return 0;
     p->slots = b;
-    p->key = p->key >> MTRACE_KEY_PAGE << MTRACE_KEY_PAGE | to;
+    p->key = p->key >> MTRACE_KEY_RANGE << MTRACE_KEY_RANGE | hashed | to;
     for (i = 0; i < cap; i++)
         if (old[i].addr && (keep_freed || !mtrace_freed(&old[i]))) {
             *mtrace_in_bucket(p, old[i].addr) = old[i];
@@ -1272,45 +1291,45 @@ static MTRACE_HOT size_t mtrace_dist(size_t from, size_t to, size_t cap)
     return to >= from ? to - from : to + cap - from;
 }
 
-/* A page's first block: its directory entry and a bucket of 2. */
-static struct mtrace_page *mtrace_new_page(struct mtrace_table *t, uintptr_t addr)
+/* A range's first block: its directory entry and a bucket of 2. */
+static struct mtrace_range *mtrace_new_range(struct mtrace_table *t, uintptr_t addr)
 {
-    struct mtrace_page *p;
+    struct mtrace_range *p;
     struct mtrace_block *b;
-    if ((t->npages + 1) * 2 > t->n && !mtrace_grow_dir(t))
+    if ((t->nranges + 1) * 2 > t->n && !mtrace_grow_dir(t))
         return 0;
     if (!(b = mtrace_bucket_new(t, 0)))
         return 0;
-    p = mtrace_page_find(t, addr);
-    p->key = mtrace_page_no(addr) << MTRACE_KEY_PAGE;
+    p = mtrace_range_find(t, addr);
+    p->key = mtrace_range_no(addr) << MTRACE_KEY_RANGE;
     p->slots = b;
-    t->npages++;
+    t->nranges++;
     return p;
 }
 
 /* The entry for addr, or the empty slot where it goes, which the caller
-   fills (room made, counted in its page); 0 if the tables cannot grow.
-   A new entry more than MTRACE_CROWDED slots past its home (a page
+   fills (room made, counted in its range); 0 if the tables cannot grow.
+   A new entry more than MTRACE_CROWDED slots past its home (a range
    whose blocks crowd into part of it, a pool of tiny ones) grows its
    bucket: homes spread with the size, and probes stay short. */
 #define MTRACE_CROWDED 8
 static MTRACE_HOT struct mtrace_block *mtrace_claim(struct mtrace_table *t, uintptr_t addr)
 {
-    struct mtrace_page *p;
+    struct mtrace_range *p;
     struct mtrace_block *b;
     size_t cap;
-    if (mtrace_page_no(addr) >> (64 - MTRACE_KEY_PAGE) || (!t->dir && !mtrace_grow_dir(t)))
+    if (mtrace_range_no(addr) >> (64 - MTRACE_KEY_RANGE) || (!t->dir && !mtrace_grow_dir(t)))
         return 0;
-    p = mtrace_page_find(t, addr);
-    if (!p->slots && !(p = mtrace_new_page(t, addr)))
+    p = mtrace_range_find(t, addr);
+    if (!p->slots && !(p = mtrace_new_range(t, addr)))
         return 0;
     b = mtrace_in_bucket(p, addr);
     if (b->addr)
         return b;
     cap = mtrace_cap(mtrace_p_class(p));
     if ((mtrace_p_used(p) + 1) * 4 > cap * 3
-        || mtrace_dist(mtrace_home(addr, cap), (size_t)(b - p->slots), cap) > MTRACE_CROWDED) {
-        if (!mtrace_grow_bucket(t, p))
+        || mtrace_dist(mtrace_home(p->key, addr, cap), (size_t)(b - p->slots), cap) > MTRACE_CROWDED) {
+        if (!mtrace_grow_bucket(t, p, (mtrace_p_used(p) + 1) * 4 <= cap * 3))
             return 0;
         b = mtrace_in_bucket(p, addr);
     }
@@ -1320,10 +1339,10 @@ static MTRACE_HOT struct mtrace_block *mtrace_claim(struct mtrace_table *t, uint
 
 #ifdef MTRACE_INTERPOSE         /* only the interposers forget a block */
 /* Removes an entry, shifting back the ones that probed past it.  Its
-   page keeps its bucket, for the blocks the C library puts there next. */
+   range keeps its bucket, for the blocks the C library puts there next. */
 static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
 {
-    struct mtrace_page *p = mtrace_page_find(t, b->addr);
+    struct mtrace_range *p = mtrace_range_find(t, b->addr);
     struct mtrace_block *s = p->slots;
     size_t cap = mtrace_cap(mtrace_p_class(p)), i = (size_t)(b - s), j = i;
     if (mtrace_freed(b))
@@ -1337,7 +1356,7 @@ static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
             j = 0;
         if (!s[j].addr)
             break;
-        home = mtrace_home(s[j].addr, cap);
+        home = mtrace_home(p->key, s[j].addr, cap);
         if (mtrace_dist(home, j, cap) >= mtrace_dist(i, j, cap)) {
             s[i] = s[j];
             i = j;
@@ -1349,11 +1368,11 @@ static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
 #endif
 
 /* The entries one after the other, in no order: live blocks and
-   tombstones; 0 at the end.  *page and *slot start at 0. */
-static struct mtrace_block *mtrace_next_block(struct mtrace_table *t, size_t *page, size_t *slot)
+   tombstones; 0 at the end.  *range and *slot start at 0. */
+static struct mtrace_block *mtrace_next_block(struct mtrace_table *t, size_t *range, size_t *slot)
 {
-    for (; *page < t->n; (*page)++, *slot = 0) {
-        struct mtrace_page *p = &t->dir[*page];
+    for (; *range < t->n; (*range)++, *slot = 0) {
+        struct mtrace_range *p = &t->dir[*range];
         if (p->slots)
             while (*slot < mtrace_cap(mtrace_p_class(p)))
                 if (p->slots[(*slot)++].addr)
@@ -1371,7 +1390,7 @@ static void mtrace_clear(struct mtrace_table *t)
             mtrace_bucket_free(t, t->dir[i].slots, mtrace_p_class(&t->dir[i]));
     if (t->dir)
         memset(t->dir, 0, t->n * sizeof *t->dir);
-    t->npages = t->nlive = t->nfreed = 0;
+    t->nranges = t->nlive = t->nfreed = 0;
 }
 
 /* ---- accounting (lock held) ---- */
@@ -2439,7 +2458,7 @@ static void mtrace_scan_thread_stacks(struct mtrace_scan *sc, uintptr_t mine_lo,
 static void mtrace_find_reachable(void)
 {
     struct mtrace_scan sc;
-    size_t i, cap = mt.heap.nlive + 1, page = 0, slot = 0;
+    size_t i, cap = mt.heap.nlive + 1, range = 0, slot = 0;
     struct mtrace_block *b;
     volatile uintptr_t here = 0;
     __builtin_unwind_init();    /* this thread's registers onto its stack */
@@ -2449,7 +2468,7 @@ static void mtrace_find_reachable(void)
     sc.n = sc.ntodo = 0;
     if (!sc.b || !sc.reached || !sc.todo)
         goto done;
-    while ((b = mtrace_next_block(&mt.heap, &page, &slot)))
+    while ((b = mtrace_next_block(&mt.heap, &range, &slot)))
         if (mtrace_live(b)) {
             sc.b[sc.n].addr = b->addr;
             sc.b[sc.n].size = mtrace_b_size(b);
