@@ -2409,6 +2409,11 @@ static void mtrace_reach(struct mtrace_scan *sc, uintptr_t w)
     }
 }
 
+/* Reads every word of [from, to), redzones that AddressSanitizer puts
+   between a stack's or a data segment's variables included: exempt. */
+#if defined(__SANITIZE_ADDRESS__) || defined(MTRACE_SANITIZED)
+__attribute__((no_sanitize_address))
+#endif
 static void mtrace_scan_range(struct mtrace_scan *sc, uintptr_t from, uintptr_t to)
 {
     uintptr_t a;
@@ -2433,6 +2438,10 @@ static int mtrace_scan_object(struct dl_phdr_info *info, size_t size, void *arg)
    it, so in /proc/self/maps a private writable mapping that starts where
    an inaccessible one ends.  (Malloc's arenas keep their reserve above
    their writable part, so they do not look like that.) */
+/* Larger "stacks" are something else: AddressSanitizer's shadow memory
+   (terabytes after a guard) has the same shape. */
+#define MTRACE_MAX_STACK ((uintptr_t)1 << 30)
+
 static void mtrace_scan_thread_stacks(struct mtrace_scan *sc, uintptr_t mine_lo, uintptr_t mine_hi)
 {
     enum { MAX = 1 << 20 };
@@ -2452,7 +2461,8 @@ static void mtrace_scan_thread_stacks(struct mtrace_scan *sc, uintptr_t mine_lo,
         if (p[1] == '-' && p[2] == '-' && p[3] == '-')
             guard_end = hi;
         else {
-            if (p[1] == 'r' && p[2] == 'w' && p[4] == 'p' && lo == guard_end && (hi <= mine_lo || lo >= mine_hi))
+            if (p[1] == 'r' && p[2] == 'w' && p[4] == 'p' && lo == guard_end && (hi <= mine_lo || lo >= mine_hi)
+                && hi - lo <= MTRACE_MAX_STACK)
                 mtrace_scan_range(sc, lo, hi);
             guard_end = 0;
         }

@@ -130,8 +130,10 @@ $CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" reach.c -o "$
 lost=$(awk '/ error: .* bytes leaked here/ {s += $(NF-3)} END {print s + 0}' "$TMP/reach.err")
 kept=$(awk '/ note: .* bytes still reachable here/ {s += $(NF-4)} END {print s + 0}' "$TMP/reach.err")
 echo "     mtrace: $lost bytes lost, $kept still reachable"
-check "reachable mode: the list and the cycle are the errors (96 + 64 bytes)" test "$lost" = 160
-check "reachable mode: the global cache and the other thread's block are notes (100 + 64 bytes)" test "$kept" = 164
+if [ -z "$ASAN" ]; then     # (under ASan its allocator's own tables point into the blocks)
+    check "reachable mode: the list and the cycle are the errors (96 + 64 bytes)" test "$lost" = 160
+    check "reachable mode: the global cache and the other thread's block are notes (100 + 64 bytes)" test "$kept" = 164
+fi
 check "reachable mode: errors make the exit status 1" rc reach 1
 (cd "$TMP" && ./reach > /dev/null 2> reach-all.err)
 check "default mode: every block live at exit is a leak (324 bytes)" \
