@@ -210,6 +210,7 @@ struct mtrace_sitestat {
        addresses, innermost first, and `id` the trace's SID. */
     unsigned parent, nframes;
     const uintptr_t *frames;
+    unsigned last;              /* a site's stack used last (loops repeat it) */
 };
 
 /* An executable segment of a loaded module, for the call stacks: frames
@@ -987,9 +988,10 @@ static int mtrace_grow_stacks(void)
     return 1;
 }
 
-/* The stack entry of site `site` called through chain c (lock held): made
-   on its first use; the site itself if the tables cannot grow. */
-static unsigned mtrace_stack_index(unsigned site, const struct mtrace_chain *c)
+/* The stack entry of site `site` called through chain c, found by its hash
+   (lock held): made on its first use; the site itself if the tables cannot
+   grow. */
+static unsigned mtrace_stack_find(unsigned site, const struct mtrace_chain *c)
 {
     unsigned long h;
     unsigned i, mask;
@@ -1012,9 +1014,20 @@ static unsigned mtrace_stack_index(unsigned site, const struct mtrace_chain *c)
     mt.sites[i].parent = site;
     mt.sites[i].nframes = c->n;
     mt.sites[i].frames = frames;
+    mt.sites[i].last = 0;
     mt.stackhash[h & mask] = i;
     mt.nstacks++;
     return i;
+}
+
+/* The stack entry of site `site` called through chain c (lock held), the
+   one it used last first: no hash to compute when it comes again. */
+static MTRACE_HOT unsigned mtrace_stack_index(unsigned site, const struct mtrace_chain *c)
+{
+    unsigned last = mt.sites[site].last;
+    if (last && mtrace_same_stack(&mt.sites[last], site, c))
+        return last;
+    return mt.sites[site].last = mtrace_stack_find(site, c);
 }
 
 /* The entry a traced call is counted under (lock held): its site, or with
