@@ -1027,7 +1027,9 @@ static MTRACE_HOT unsigned mtrace_stack_index(unsigned site, const struct mtrace
     unsigned last = mt.sites[site].last;
     if (last && mtrace_same_stack(&mt.sites[last], site, c))
         return last;
-    return mt.sites[site].last = mtrace_stack_find(site, c);
+    last = mtrace_stack_find(site, c);  /* may move mt.sites: stored after */
+    mt.sites[site].last = last;
+    return last;
 }
 
 /* The entry a traced call is counted under (lock held): its site, or with

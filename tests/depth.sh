@@ -78,6 +78,12 @@ X
     same "calls in loops: file:line without the discriminator" lk.expected lk.got
 fi
 
+# --- 512 distinct stacks of one site: the site table grows under the lookup
+build many && MTRACE_DEPTH=12 MTRACE=many.trace ./many 2> many.err; echo $? > many.rc
+check "512 stacks: the program runs to the end" test "$(cat many.rc)" = 0
+check "512 stacks: each written once" test "$(grep -c '^#stack' many.trace)" = 512
+check "512 stacks: the trace replays" sh -c "$REPLAY many.trace > /dev/null"
+
 # --- depth 1: the site only, the records still name their stack
 MTRACE_DEPTH=1 MTRACE=d1.trace ./helpers 2> /dev/null
 check "depth 1: one stack per site, no callers" test "$(grep -c '^#stack [0-9]* [0-9]*$' d1.trace)" = 2
