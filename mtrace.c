@@ -2618,7 +2618,7 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
         if (strcmp(line, "??") != 0)
             snprintf(v[i].func, sizeof v[i].func, "%.*s", (int)sizeof v[i].func - 1, line);
         t = mtrace_take_line(t, end, line, sizeof line);
-        if (strncmp(line, "??", 2) != 0) {      /* "file:line (discriminator N)" */
+        if (strncmp(line, "??", 2) != 0 && line[0] != ':') {  /* "file:line (discriminator N)" */
             const char *where = mtrace_relative(line);
             snprintf(v[i].where, sizeof v[i].where, "%.*s", (int)strcspn(where, " "), where);
         }
@@ -2959,14 +2959,14 @@ static int mtrace_is_alloc_fn(const char *func)
 
 /* Where a report charges stack s: 0 for its site, k for its frame k - 1
    (the site and the first k - 1 callers are MTRACE_ALLOC_FN's), as long
-   as that frame has a name. */
+   as that frame has a function's name (a file and line need -g). */
 static unsigned mtrace_charged(const struct mtrace_sitestat *s)
 {
     unsigned k = 0;
     const struct mtrace_sym *y;
     if (!s->parent || !mtrace_is_alloc_fn(s->func))
         return 0;
-    while (k < s->nframes && (y = mtrace_sym_of(s->frames[k])) && y->func[0] && y->where[0]) {
+    while (k < s->nframes && (y = mtrace_sym_of(s->frames[k])) && y->func[0]) {
         k++;
         if (!mtrace_is_alloc_fn(y->func))
             return k;
@@ -3009,7 +3009,7 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
             const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
             c[i].key = y ? s->frames[top - 1] : s->parent;
             c[i].func = y ? y->func : s->func;
-            c[i].file = y ? y->where : s->file;
+            c[i].file = y ? (y->where[0] ? y->where : "<unknown>") : s->file;
             c[i].line = y ? -1 : s->line;
             c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
         }
@@ -3132,7 +3132,8 @@ static int mtrace_report(void)
             MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
                        (unsigned long)(s->live - s->reach), tag);
         else                    /* charged past the MTRACE_ALLOC_FN functions */
-            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n", mtrace_sym_of(s->frames[top - 1])->where,
+            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n",
+                       mtrace_sym_of(s->frames[top - 1])->where[0] ? mtrace_sym_of(s->frames[top - 1])->where : "<unknown>:0",
                        (unsigned long)(s->live - s->reach), mtrace_sym_of(s->frames[top - 1])->func, tag);
         if (s->nframes > top && !(top && mtrace_in_main(s->frames[top - 1])))
             o = mtrace_put_chain(o, end, s->frames, top, s->nframes);

@@ -131,6 +131,20 @@ X
     grep -A1 'error:' w.err > w.got
     same "MTRACE_ALLOC_FN: the leak is charged to the wrapper's caller" w.expected w.got
 fi
+# (without debug information, as Lua's own makefile builds: the functions
+# have names, their files and lines none)
+$CC $CFLAGS_T -O0 -DMTRACE=1 $LIB wrapper.c -o wrapper-g $LINK && strip --strip-debug -o wrapper-nog wrapper-g
+MTRACE_DEPTH=8 MTRACE=wn.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper-nog 2> wn.err
+if command -v addr2line > /dev/null; then
+    cat > wn.expected <<'X'
+   at peak                function   file (charged past MTRACE_ALLOC_FN)
+       100              make_table   <unknown>
+        20               make_name   <unknown>
+X
+    grep -A2 'at peak' wn.err > wn.got
+    same "MTRACE_ALLOC_FN without -g: charged by function name, the file unknown" wn.expected wn.got
+    has "... and the leak too" wn.err "<unknown>:0: error: 20 bytes leaked here (in make_name)"
+fi
 MTRACE_DEPTH=8 MTRACE=w2.trace ./wrapper 2> w2.err
 has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:5: error: 20 bytes leaked here"
 
