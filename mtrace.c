@@ -293,6 +293,7 @@ struct mtrace_state {
     struct mtrace_seg *segs;    /* MTRACE_MAXSEGS, published by nsegs */
     unsigned nsegs;
     char *exe;                  /* the program's path, for its "#map" */
+    const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
     struct mtrace_sym *syms;    /* names of code addresses, for a report */
     unsigned nsyms;
     char *names, *names_end;    /* free space for the sites' names */
@@ -832,16 +833,18 @@ static const char *mtrace_exe_path(void)
 /* Adds the executable segments of q's module that are new (lock held). */
 static void mtrace_seg_add(const struct mtrace_seg_query *q, int traced)
 {
-    const char *path = q->path && *q->path ? mtrace_keep_name(q->path) : mtrace_exe_path();
+    const char *path = 0;
     unsigned k, n = mt.nsegs;
     int i;
-    for (k = 0; k < q->n && path; k++) {
+    for (k = 0; k < q->n; k++) {
         if ((i = mtrace_seg_in(q->lo[k], n)) >= 0 && mt.segs[i].lo == q->lo[k] && mt.segs[i].bias == q->bias) {
             if (traced)
                 __atomic_store_n(&mt.segs[i].traced, 1, __ATOMIC_RELAXED);
             continue;
         }
-        if (n >= MTRACE_MAXSEGS)
+        if (!path)              /* copied once, for a segment that is new */
+            path = q->path && *q->path ? mtrace_keep_name(q->path) : mtrace_exe_path();
+        if (n >= MTRACE_MAXSEGS || !path)
             break;
         memset(&mt.segs[n], 0, sizeof mt.segs[n]);
         mt.segs[n].lo = q->lo[k];
@@ -1084,6 +1087,8 @@ static void mtrace_read_depth(void)
     if (!(mt.segs = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *mt.segs)))
         return;
     mt.depth = n > MTRACE_MAXDEPTH ? MTRACE_MAXDEPTH : (int)n;
+    if ((v = mtrace_getenv("MTRACE_ALLOC_FN")) && *v)
+        mt.alloc_fns = mtrace_keep_name(v);     /* the environment may change */
 }
 
 /* ---- blocks ----
@@ -2945,7 +2950,7 @@ static char *mtrace_put_budget(char *o, char *end, const char *who)
    They are wrappers: a report charges the first frame outside them. */
 static int mtrace_is_alloc_fn(const char *func)
 {
-    const char *list = mtrace_getenv("MTRACE_ALLOC_FN"), *p;
+    const char *list = mt.alloc_fns, *p;
     size_t n = strlen(func);
     if (!list || !n)
         return 0;
@@ -2974,6 +2979,20 @@ static unsigned mtrace_charged(const struct mtrace_sitestat *s)
     return 0;
 }
 
+/* Names for the frames of the stacks order[0..nstacks). */
+static void mtrace_name_stacks(const unsigned *order, unsigned nstacks)
+{
+    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
+    unsigned i, j, n = 0;
+    if (!a)
+        return;
+    for (i = 0; i < nstacks; i++)
+        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
+            a[n++] = mt.sites[order[i]].frames[j];
+    mtrace_symbolize(a, n);
+    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
+}
+
 /* A row of the summary with MTRACE_ALLOC_FN: a place charged past the
    wrappers (a site, or a caller's return address), and what its stacks
    held at the global peak. */
@@ -2995,14 +3014,10 @@ static int mtrace_by_charge_bytes(const void *a, const void *b)
    peak, by the place each stack is charged to (mtrace_charged). */
 static char *mtrace_put_charged(char *o, char *end, const char *who)
 {
-    unsigned i, j, n = 0, *order = mtrace_sorted(mtrace_by_peak, 1);
+    unsigned i, j, *order = mtrace_sorted(mtrace_by_peak, 1);
     struct mtrace_charge *c = order ? (struct mtrace_charge *)mtrace_pages(mt.nsorted * sizeof *c + 1) : 0;
-    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
-    for (i = 0; c && a && i < mt.nsorted; i++)
-        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
-            a[n++] = mt.sites[order[i]].frames[j];
-    if (c && a) {
-        mtrace_symbolize(a, n);
+    if (c) {
+        mtrace_name_stacks(order, mt.nsorted);
         for (i = 0; i < mt.nsorted; i++) {
             const struct mtrace_sitestat *s = &mt.sites[order[i]];
             unsigned top = mtrace_charged(s);
@@ -3030,26 +3045,11 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
         if (j > MTRACE_ROWS && o < end)
             o += snprintf(o, (size_t)(end - o), "%s       ...   (%u more places)\n", who, j - MTRACE_ROWS);
     }
-    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
     mtrace_unpages(c, mt.nsorted * sizeof *c + 1);
     mtrace_unpages(order, mt.maxsites * sizeof *order);
     return o < end ? o : end;
 }
 
-/* Names for the frames of the stacks that leak (order: mt.nsorted stacks
-   by live bytes). */
-static void mtrace_name_leaks(const unsigned *order)
-{
-    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
-    unsigned i, j, n = 0;
-    if (!a)
-        return;
-    for (i = 0; i < mt.nsorted && mt.sites[order[i]].live; i++)
-        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
-            a[n++] = mt.sites[order[i]].frames[j];
-    mtrace_symbolize(a, n);
-    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
-}
 
 static int mtrace_report(void)
 {
@@ -3077,7 +3077,7 @@ static int mtrace_report(void)
         MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
                who, (unsigned long)mt.max,
                mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
-        order = mt.depth > 1 && mtrace_getenv("MTRACE_ALLOC_FN") ? 0 : mtrace_sorted_sites(mtrace_by_peak);
+        order = mt.depth > 1 && mt.alloc_fns ? 0 : mtrace_sorted_sites(mtrace_by_peak);
         if (!order && mt.depth > 1)
             o = mtrace_put_charged(o, end, who);
         if (order && mt.nsorted) {
@@ -3105,12 +3105,15 @@ static int mtrace_report(void)
     if (mt.reachable_mode)
         mtrace_find_reachable();
     order = mtrace_sorted(mtrace_by_live, mt.depth > 0);    /* by stack, with stacks */
-    if (order && mt.depth > 1)
-        mtrace_name_leaks(order);
+    for (i = 0; order && mt.depth > 1 && i < mt.nsorted && mt.sites[order[i]].live; i++)
+        ;
+    if (i)                      /* name the stacks that leak */
+        mtrace_name_stacks(order, i);
     for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
         struct mtrace_sitestat *s = &mt.sites[order[i]];
         struct mtrace_supp *sup = mtrace_suppression(s);
         unsigned top = mtrace_charged(s);
+        const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
         if (o + 2 * MTRACE_NAMEMAX + 4096 >= end) {     /* flush a long leak list */
             mtrace_write_all(2, out, (size_t)(o - out));
             o = out;
@@ -3128,13 +3131,12 @@ static int mtrace_report(void)
         mt.reachable += s->reach;
         if (s->live == s->reach)
             continue;
-        if (top == 0)
+        if (!y)
             MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
                        (unsigned long)(s->live - s->reach), tag);
         else                    /* charged past the MTRACE_ALLOC_FN functions */
-            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n",
-                       mtrace_sym_of(s->frames[top - 1])->where[0] ? mtrace_sym_of(s->frames[top - 1])->where : "<unknown>:0",
-                       (unsigned long)(s->live - s->reach), mtrace_sym_of(s->frames[top - 1])->func, tag);
+            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n", y->where[0] ? y->where : "<unknown>:0",
+                       (unsigned long)(s->live - s->reach), y->func, tag);
         if (s->nframes > top && !(top && mtrace_in_main(s->frames[top - 1])))
             o = mtrace_put_chain(o, end, s->frames, top, s->nframes);
         mt.leaked += s->live - s->reach;
