@@ -1077,16 +1077,30 @@ static void mtrace_put_stack(struct mtrace_sitestat *s)
     mtrace_commit(o);
 }
 
-/* MTRACE_DEPTH=N at start: frames per stack, 0 for none. */
+/* MTRACE_DEPTH=N at start: frames per stack, 0 for none; a value that is
+   not a number of frames gets one warning and no stacks. */
 static void mtrace_read_depth(void)
 {
     const char *v = mtrace_getenv("MTRACE_DEPTH");
-    long n = v && *v ? strtol(v, 0, 10) : 0;
-    if (n <= 0)
+    char *end, msg[256];
+    long n;
+    if (!v || !*v)
         return;
-    if (!(mt.segs = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *mt.segs)))
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (*end || errno || n < 0) {
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_DEPTH=%.100s is not a number of frames: no call stacks\n", v);
+        mtrace_say(msg);
         return;
-    mt.depth = n > MTRACE_MAXDEPTH ? MTRACE_MAXDEPTH : (int)n;
+    }
+    if (n > MTRACE_MAXDEPTH) {
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_DEPTH=%ld: call stacks of %d frames at most\n", n, MTRACE_MAXDEPTH);
+        mtrace_say(msg);
+        n = MTRACE_MAXDEPTH;
+    }
+    if (n == 0 || !(mt.segs = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *mt.segs)))
+        return;
+    mt.depth = (int)n;
     if ((v = mtrace_getenv("MTRACE_ALLOC_FN")) && *v)
         mt.alloc_fns = mtrace_keep_name(v);     /* the environment may change */
 }

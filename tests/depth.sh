@@ -84,6 +84,14 @@ check "512 stacks: the program runs to the end" test "$(cat many.rc)" = 0
 check "512 stacks: each written once" test "$(grep -c '^#stack' many.trace)" = 512
 check "512 stacks: the trace replays" sh -c "$REPLAY many.trace > /dev/null"
 
+# --- a value that is not a number of frames: one warning, the program unchanged
+MTRACE_DEPTH=eight MTRACE=bad.trace ./helpers > bad.out 2> bad.err; echo $? > bad.rc
+has "MTRACE_DEPTH=eight: one warning" bad.err "*** MTRACE: warning: MTRACE_DEPTH=eight is not a number of frames: no call stacks"
+check "MTRACE_DEPTH=eight: no stacks, the same exit status" sh -c "! grep -q '^#stack' bad.trace && test \$(cat bad.rc) = 1"
+MTRACE_DEPTH=1000 MTRACE=big.trace ./helpers 2> big.err
+has "MTRACE_DEPTH=1000: at most 64, said once" big.err "*** MTRACE: warning: MTRACE_DEPTH=1000: call stacks of 64 frames at most"
+has "MTRACE_DEPTH=1000: stacks of 64 frames asked" big.trace "#depth 64"
+
 # --- depth 1: the site only, the records still name their stack
 MTRACE_DEPTH=1 MTRACE=d1.trace ./helpers 2> /dev/null
 check "depth 1: one stack per site, no callers" test "$(grep -c '^#stack [0-9]* [0-9]*$' d1.trace)" = 2
