@@ -335,13 +335,20 @@ static struct mtrace_site mtrace_untraced_site = { "?", "<code-without-mtrace>",
    needs), and no atomic operation at all while the process has one
    thread (glibc clears __libc_single_threaded for good in the first
    pthread_create, outside any critical section). */
+/* Is this thread the one in fork() (it holds the lock: see fork)?  Read
+   by the others while they wait, written by the forking thread. */
+static MTRACE_HOT int mtrace_forking_here(void)
+{
+    return __atomic_load_n(&mt.forking, __ATOMIC_RELAXED) == &mtrace_pending;
+}
+
 static MTRACE_HOT void mtrace_lock(void)
 {
     int spins = 0;
     if (mtrace_single_threaded)
         return;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
-        if (mt.forking == &mtrace_pending)
+        if (mtrace_forking_here())
             return;             /* another atfork handler allocating: see fork */
         do {
             if (++spins % 2 == 0)
@@ -354,7 +361,7 @@ static MTRACE_HOT void mtrace_lock(void)
 
 static MTRACE_HOT void mtrace_unlock(void)
 {
-    if (!mtrace_single_threaded && !(mt.forking && mt.forking == &mtrace_pending))
+    if (!mtrace_single_threaded && !mtrace_forking_here())
         __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mtrace_pending.busy = 0;
@@ -1284,11 +1291,16 @@ static int mtrace_grow_dir(struct mtrace_table *t)
 }
 
 /* Makes room in a full or `crowded` bucket for one more entry: the next
-   size up; or, when its tombstones outnumber its live blocks, the
-   smallest size that holds the live ones without the tombstones (the
-   oldest double frees in that range then go unnoticed); or, crowded
-   with MTRACE_SPARSE_AT slots or more and MTRACE_SPARSE of them an
-   entry, a size for its entries with hashed homes (mtrace_home). */
+   size up; or, when its tombstones outnumber its live blocks, the same
+   size without the tombstones (the oldest double frees in that range then
+   go unnoticed); or, crowded with MTRACE_SPARSE_AT slots or more and
+   MTRACE_SPARSE of them an entry, a size for its entries with hashed
+   homes (mtrace_home).  A bucket rid of its tombstones keeps its size:
+   the range's next blocks spread over it as the last ones did (a parser
+   frees a document and parses the next in the same memory).  Shrunk to
+   its live blocks, it grew back a step at a time on every round: the
+   JSON pipeline in one thread rebuilt buckets 13,270 times, moving 6.6 M
+   entries (4 per call); now 1,582 times, 1.8 M entries. */
 #define MTRACE_SPARSE 16
 #define MTRACE_SPARSE_AT 4096   /* a range filling up from one end is not a corner */
 static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, int crowded)
@@ -1306,6 +1318,8 @@ static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, in
         hashed = MTRACE_KEY_HASHED;
         to = to + 2 < class ? to + 2 : class;   /* under half full: probes short */
     }
+    else if (!keep_freed && to < class)
+        to = class;
     else if (keep_freed && to <= class) {
         if (class == MTRACE_CLASSES - 1)
             return 1;           /* crowded, but as large as a bucket gets */
@@ -1941,18 +1955,18 @@ static int mtrace_fd_ok(void)
 static void mtrace_fork_prepare(void)
 {
     mtrace_lock();
-    mt.forking = &mtrace_pending;
+    __atomic_store_n(&mt.forking, &mtrace_pending, __ATOMIC_RELAXED);
 }
 static void mtrace_fork_parent(void)
 {
     mt.forked = 1;
-    mt.forking = 0;
+    __atomic_store_n(&mt.forking, 0, __ATOMIC_RELAXED);
     mtrace_unlock();
 }
 static void mtrace_fork_child(void)
 {
     unsigned i;
-    mt.forking = 0;
+    __atomic_store_n(&mt.forking, 0, __ATOMIC_RELAXED);
     mt.len = mt.flushed = 0;
     mt.pid = mtrace_getpid();
     mt.child = 1;

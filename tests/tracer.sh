@@ -114,6 +114,27 @@ build threads 1 && run threads
 check "threads: trace replays" replay threads
 has "threads: all 160000 records" "$TMP/threads.replay" "replay: 160000 records, total 0"
 
+# --- 64 threads on 2 cores passing blocks around: frees and reallocs of
+# other threads' blocks replay exactly (issue 12: the sharded block table)
+build crossthreads 1 && run crossthreads
+check "64 threads, cross-thread frees and reallocs: trace replays" replay crossthreads
+has "64 threads: nothing left at the end" "$TMP/crossthreads.replay" ", total 0"
+check "64 threads: every call has its record" sh -c "[ \$(awk '\$1 ~ /^[-+<>]\$/' '$TMP/crossthreads.trace' | wc -l) -ge 192000 ]"
+check "64 threads: no leak" rc crossthreads 0
+build crossthreads 2 && run crossthreads
+has "64 threads, level 2: exact peak, nothing left" "$TMP/crossthreads.err" "No memory leaks"
+
+# --- a thread forks 300 times while 4 others allocate: never hangs
+build forkloop 2
+timeout 120 "$TMP/forkloop" > "$TMP/forkloop.out" 2> "$TMP/forkloop.err"; echo $? > "$TMP/forkloop.rc"
+check "fork 300 times amid 4 allocating threads: no hang, exit 0" rc forkloop 0
+has "fork 300 times: every child came back" "$TMP/forkloop.out" "300 forks, 0 failed"
+
+# --- SIGSEGV while 4 threads allocate: the trace replays, with its tail
+build crash4 1 && timeout 60 env MTRACE="$TMP/crash4.trace" "$TMP/crash4" > /dev/null 2> "$TMP/crash4.err"; echo $? > "$TMP/crash4.rc"
+check "crash amid 4 threads: dies of SIGSEGV" rc crash4 $((128 + 11))
+check "crash amid 4 threads: trace replays, tail last" replay crash4
+
 build omp 1 -fopenmp && OMP_NUM_THREADS=4 run omp
 check "openmp: trace replays" replay omp
 has "openmp: all 80000 records" "$TMP/omp.replay" "replay: 80000 records, total 0"
@@ -304,7 +325,7 @@ fi
 
 # --- ThreadSanitizer on the threaded programs
 if [ -z "$ASAN" ] && echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$TMP/tsan" 2> /dev/null && "$TMP/tsan"; then
-    for prog in threads exitrace; do
+    for prog in threads exitrace crossthreads forkloop; do
         $CC -g -O1 -fsanitize=thread -DMTRACE=1 -include "$TOP/mtrace.h" $prog.c -o "$TMP/$prog.tsan" -lpthread
         MTRACE="$TMP/$prog.trace" TSAN_OPTIONS=halt_on_error=1 "$TMP/$prog.tsan" > /dev/null 2> "$TMP/$prog.tsan.err"
         hasnt "ThreadSanitizer: $prog has no race" "$TMP/$prog.tsan.err" "ThreadSanitizer"
