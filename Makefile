@@ -98,7 +98,10 @@ bench-stacks:
 	BENCH_ONLY=stacks BENCH_TOOLS=0 bench/run.sh
 bench-build:
 	LUA_SRC="$(LUA_SRC)" bench/build.sh
-.PHONY: bench bench-quick bench-stacks
+# what ordering every call's figures costs with threads, apart from the tracer
+bench-floor:
+	bench/floor.sh
+.PHONY: bench bench-quick bench-stacks bench-floor
 # --- end bench ---
 
 # The header and its runtime source side by side (the one-line use includes
