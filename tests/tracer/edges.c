@@ -53,5 +53,11 @@ int main(int argc, char **argv)
     s = strndup("abcdef", 3);               /* + 4 */
     SAY("strndup(s, 3)", s && !strcmp(s, "abc"));
     free(s);                                /* - 4 */
+    s = strndup("ab", 10);                  /* + 3: shorter than n */
+    SAY("strndup(\"ab\", 10)", s && !strcmp(s, "ab"));
+    free(s);                                /* - 3 */
+    s = strdup("");                         /* + 1 */
+    SAY("strdup(\"\")", s && !*s);
+    free(s);                                /* - 1 */
     return 0;
 }
