@@ -47,10 +47,12 @@ test: all
 SANITIZE = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 # LeakSanitizer stays off: the traced programs leak on purpose (that is
 # what mtrace reports, after LSan's own exit handler would have run).
+# The sanitized build is cleaned away even when a test fails (left behind,
+# it would be what the next plain `make test` links).
 test-sanitize:
 	$(MAKE) clean
-	ASAN_OPTIONS=detect_leaks=0 $(MAKE) test CFLAGS="$(SANITIZE)" TEST_CFLAGS="$(SANITIZE)"
-	$(MAKE) clean
+	ASAN_OPTIONS=detect_leaks=0 $(MAKE) test CFLAGS="$(SANITIZE)" TEST_CFLAGS="$(SANITIZE)"; \
+	status=$$?; $(MAKE) clean; exit $$status
 
 # Trace the Massif manual's example, then show it as Massif would.
 demo: examples/example all

@@ -1,6 +1,6 @@
-/* The program dies of SIGSEGV while 4 threads allocate: the trace must be
-   complete up to the crash (whole records, in order, with the tail) and
-   replay. */
+/* The program dies of SIGSEGV (or with an argument, of abort()) while 4
+   threads allocate: the trace must be complete up to the crash (whole
+   records, in order, with the tail) and replay. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,13 +18,16 @@ static void *churn(void *arg)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     pthread_t t[4];
     long i;
     for (i = 0; i < 4; i++)
         pthread_create(&t[i], 0, churn, (void *)(i + 1));
     usleep(200000);
+    (void)argv;
+    if (argc > 1)
+        abort();
     *(volatile int *)0 = 1;     /* dies here, the threads still allocating */
     return 0;
 }
