@@ -404,7 +404,21 @@ function walls_rss(name, build,    r, out) {
 # the same binary without stacks, the uninstrumented program (base) and
 # the level-1 build without frame pointers (m1).
 function sratio(n, b, ref, f) { return med_ratio("stacks/" n, b, ref, f) }
-function stacks_report(    ns, sn, i, n, k, c, cols, refs, colname, lg, cnt, x, gm, gmc, m, mb_, d, t, dn, per,
+# The geometric mean of one ratio of the call-stack part (build b against
+# ref, f "wall" or "cpu") over the json-* workloads among the ns names sn,
+# "" if none; json_n: over how many.
+function json_geomean(ns, sn, b, ref, f,    i, x, lg, k) {
+    lg = 0; k = 0
+    for (i = 1; i <= ns; i++) {
+        if (sn[i] !~ /^json-/) continue
+        x = sratio(sn[i], b, ref, f)
+        if (x == "" || x <= 0) continue
+        lg += log(x); k++
+    }
+    json_n = k
+    return k ? exp(lg / k) : ""
+}
+function stacks_report(    ns, sn, i, n, k, c, cols, refs, colname, cnt, x, gm, gmc, m, mb_, d, t, dn, per,
                            hdr, line, r0, r1, r8, r30, sd, marg) {
     ns = split(sorder, sn, " ")
     # columns: build / reference
@@ -435,24 +449,9 @@ function stacks_report(    ns, sn, i, n, k, c, cols, refs, colname, lg, cnt, x, 
     }
     # the JSON pipeline: geometric means, wall and CPU
     for (c = 1; c <= 6; c++) {
-        lg = 0; cnt = 0; x = 0
-        for (i = 1; i <= ns; i++) {
-            n = sn[i]
-            if (n !~ /^json-/) continue
-            x = sratio(n, cols[c], refs[c], "wall")
-            if (x == "" || x <= 0) continue
-            lg += log(x); cnt++
-        }
-        gm[c] = cnt ? exp(lg / cnt) : ""
-        lg = 0; k = 0
-        for (i = 1; i <= ns; i++) {
-            n = sn[i]
-            if (n !~ /^json-/) continue
-            x = sratio(n, cols[c], refs[c], "cpu")
-            if (x == "" || x <= 0) continue
-            lg += log(x); k++
-        }
-        gmc[c] = k ? exp(lg / k) : ""
+        gmc[c] = json_geomean(ns, sn, cols[c], refs[c], "cpu")
+        gm[c] = json_geomean(ns, sn, cols[c], refs[c], "wall")
+        cnt = json_n
     }
     if (cnt > 0) {
         line = "| JSON (geomean of " cnt ") | | |"
