@@ -328,11 +328,6 @@ static void mtrace_publish(void)
 static struct mtrace_site mtrace_unknown_site = { "?", "<unknown>", 0, 0, 0 };
 static struct mtrace_site mtrace_untraced_site = { "?", "<code-without-mtrace>", 0, 0, 0 };
 
-/* The lock: a spinlock that yields early (with more threads than cores,
-   spinning on a lock whose holder is not running wastes the core it
-   needs), and no atomic operation at all while the process has one
-   thread (glibc clears __libc_single_threaded for good in the first
-   pthread_create, outside any critical section). */
 /* Is this thread the one in fork() (it holds the lock: see fork)?  Read
    by the others while they wait, written by the forking thread. */
 static MTRACE_HOT int mtrace_forking_here(void)
@@ -340,6 +335,11 @@ static MTRACE_HOT int mtrace_forking_here(void)
     return __atomic_load_n(&mt.forking, __ATOMIC_RELAXED) == &mtrace_pending;
 }
 
+/* The lock: a spinlock that yields early (with more threads than cores,
+   spinning on a lock whose holder is not running wastes the core it
+   needs), and no atomic operation at all while the process has one
+   thread (glibc clears __libc_single_threaded for good in the first
+   pthread_create, outside any critical section). */
 static MTRACE_HOT void mtrace_lock(void)
 {
     int spins = 0;
@@ -3444,32 +3444,33 @@ static void *mtrace_own_malloc_(size_t) __attribute__((alias("mtrace_malloc")));
 static void mtrace_own_free_(void *) __attribute__((alias("mtrace_free")));
 #endif
 
-/* strdup and strndup copy into a block of the C library's malloc itself:
-   glibc's own strdup calls malloc through the program's symbol, which is
-   our interposer, and each copy cost a second pass through the tables
-   (10% of the time of bench's json-config at level 2). */
-MTRACE_API char *mtrace_strdup(const char *s)
+/* strdup and strndup: the n bytes at s and a terminator, in a block of
+   the C library's malloc itself, traced at d.  glibc's own strdup calls
+   malloc through the program's symbol, which is our interposer: each copy
+   cost a second pass through the tables (10% of the time of bench's
+   json-config at level 2). */
+static char *mtrace_copy(const char *s, size_t n, struct mtrace_site *d, const struct mtrace_chain *c)
 {
-    struct mtrace_site *d = mtrace_enter("strdup", mtrace_take((uintptr_t)s));
-    size_t n = strlen(s) + 1;
-    char *p;
-    MTRACE_CALLERS(c, d);
-    if ((p = (char *)mtrace_libc_malloc(n)))
-        memcpy(p, s, n);
-    return (char *)mtrace_leave(mtrace_traced(p, n, d, &c, '+'));
-}
-
-MTRACE_API char *mtrace_strndup(const char *s, size_t max)
-{
-    struct mtrace_site *d = mtrace_enter("strndup", mtrace_take((uintptr_t)s));
-    size_t n = strnlen(s, max);
-    char *p;
-    MTRACE_CALLERS(c, d);
-    if ((p = (char *)mtrace_libc_malloc(n + 1))) {
+    char *p = (char *)mtrace_libc_malloc(n + 1);
+    if (p) {
         memcpy(p, s, n);
         p[n] = 0;
     }
-    return (char *)mtrace_leave(mtrace_traced(p, n + 1, d, &c, '+'));
+    return (char *)mtrace_leave(mtrace_traced(p, n + 1, d, c, '+'));
+}
+
+MTRACE_API char *mtrace_strdup(const char *s)
+{
+    struct mtrace_site *d = mtrace_enter("strdup", mtrace_take((uintptr_t)s));
+    MTRACE_CALLERS(c, d);
+    return mtrace_copy(s, strlen(s), d, &c);
+}
+
+MTRACE_API char *mtrace_strndup(const char *s, size_t n)
+{
+    struct mtrace_site *d = mtrace_enter("strndup", mtrace_take((uintptr_t)s));
+    MTRACE_CALLERS(c, d);
+    return mtrace_copy(s, strnlen(s, n), d, &c);
 }
 
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
