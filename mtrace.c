@@ -645,7 +645,7 @@ static void mtrace_put_stack(struct mtrace_sitestat *s);
    or s when it has none), for the operation just accounted. */
 static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, struct mtrace_sitestat *st, size_t size)
 {
-    char *o;
+    char *o, *t;
     if ((mt.nr & (MTRACE_RSS_EVERY - 1)) == 0 || size >= MTRACE_RSS_BIG) {
         size_t rss = mtrace_rss();
         if (rss > mt.maxrss)
@@ -661,9 +661,14 @@ static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, struct m
         memcpy(o, mt.recno_text, sizeof mt.recno_text);     /* fixed size: */
         o += mt.recno_len;                                  /* no call */
         *o++ = ' ';
+        t = o;
         o = mtrace_put_u(o, mt.total);
         *o++ = ' ';
-        o = mtrace_put_u(o, s->live);
+        if (s->live == mt.total) {  /* one site holds it all (a wrapper: Lua's l_alloc) */
+            memmove(o, t, (size_t)(o - 1 - t));
+            o += o - 1 - t;
+        } else
+            o = mtrace_put_u(o, s->live);
         *o++ = ' ';
         memcpy(o, mt.rss_text, sizeof mt.rss_text);
         o += mt.rss_len;
