@@ -101,7 +101,7 @@ bench-stacks:
 bench-build:
 	LUA_SRC="$(LUA_SRC)" bench/build.sh
 # what ordering every call's figures costs with threads, apart from the tracer
-bench-floor:
+bench-floor: libmtrace.so
 	bench/floor.sh
 .PHONY: bench bench-quick bench-stacks bench-floor
 # --- end bench ---

@@ -1,8 +1,13 @@
 #!/bin/bash
-# floor.sh - runs bench/floor.c (what ordering the figures of every call
-# costs when threads allocate at once, apart from the tracer): each mode
-# with 1, 2 and 4 threads, BENCH_RUNS rounds (default 5), medians, as a
-# markdown table: ns per call of one thread, wall and CPU.
+# floor.sh - the floors that tracing cannot go under, as markdown tables,
+# BENCH_RUNS rounds (default 5), medians:
+#  1. bench/floor.c: what ordering the figures of every call costs when
+#     threads allocate at once, apart from the tracer: each mode with 1, 2
+#     and 4 threads, ns per call of one thread, wall and CPU;
+#  2. level 1: what writing the trace's bytes costs apart from making
+#     them: churn and a JSON workload at levels 0, 2 and 1 (libmtrace.so
+#     of this tree), and the same trace copied by dd in 512 KiB writes (the
+#     tracer's own) into a new file beside it.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d /tmp/mtrace-floor.XXXXXX) || exit 2
@@ -28,3 +33,50 @@ echo "wall: ns per call of one thread (each thread makes the same number of call
 echo "CPU: CPU time of all threads / all calls. private: per-thread figures, no order"
 echo "(the unreachable ideal); atomic: atomic adds and CAS peaks on shared lines;"
 echo "spin: a lock whose waiters spin; yield: mtrace's lock (spin, yield every other turn)."
+
+# --- 2. Level 1: the writing
+# ms: wall milliseconds of a command, its output thrown away.
+ms() {
+    local t0 t1
+    t0=$(date +%s%N)
+    "$@" > /dev/null 2>&1 || { echo "floor.sh: failed: $*" >&2; touch "$W/failed"; }
+    t1=$(date +%s%N)
+    echo $(( (t1 - t0) / 1000000 ))
+}
+# median FILE COLUMN
+median() { sort -n -k"$2,$2" "$1" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f"$2"; }
+ratio() { echo "scale=2; $1 / $2" | bc; }
+
+for l in 0 2 1; do
+    for prog in churn json; do
+        ${CC:-cc} -O2 -I"$TOP/bench" -DMTRACE=$l -DMTRACE_LIB -include "$TOP/mtrace.h" -o "$W/$prog-$l" \
+            "$TOP/bench/$prog.c" -pthread -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace || exit 2
+    done
+done
+echo
+echo "Level 1: what writing the trace costs, apart from making it (wall ms, medians)"
+echo
+echo "| workload | level 0 | level 2 | level 1 | trace | dd of the trace | the rest, ns per record | (level 2 + dd) / level 0 | level 1 / level 0 |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for wl in "churn 8000000" "json records 10"; do
+    set -- $wl
+    prog=$1
+    shift
+    for r in $(seq "$runs"); do
+        rm -f "$W/trace" "$W/copy"
+        echo "$(ms "$W/$prog-0" "$@") $(ms env MTRACE="$W/trace.2" "$W/$prog-2" "$@")" \
+             "$(ms env MTRACE="$W/trace" "$W/$prog-1" "$@")" \
+             "$(ms dd if="$W/trace" of="$W/copy" bs=512k)"
+    done > "$W/times"
+    [ -e "$W/failed" ] && exit 1
+    l0=$(median "$W/times" 1) l2=$(median "$W/times" 2) l1=$(median "$W/times" 3) dd=$(median "$W/times" 4)
+    records=$(wc -l < "$W/trace")
+    echo "| $prog $* | $l0 | $l2 | $l1 | $(( $(stat -c %s "$W/trace") / 1000000 )) MB, $records lines | $dd |" \
+         "$(ratio "($l1 - $l2 - $dd) * 1000000" "$records") | $(ratio "($l2 + $dd)" "$l0")× | $(ratio "$l1" "$l0")× |"
+    rm -f "$W/trace" "$W/copy"
+done
+echo
+echo "dd copies the trace, read from the page cache, with the tracer's writes (512 KiB)"
+echo "into a new file in the same directory: the kernel's share of level 1 that no"
+echo "tracer writing these bytes avoids. Level 1 less level 2 less dd is the making"
+echo "of the records (formatting, the buffer) and the cache they take from the program."
