@@ -8,6 +8,9 @@
 #     them: churn and a JSON workload at levels 0, 2 and 1 (libmtrace.so
 #     of this tree), and the same trace copied by dd in 512 KiB writes (the
 #     tracer's own) into a new file beside it.
+#  3. bench/miss.c: what reading a random entry of a side table costs, at
+#     the size of the tracer's table for live-small (10 k blocks, 0.5 MB)
+#     and live-large (10 M blocks, 290 MB).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d /tmp/mtrace-floor.XXXXXX) || exit 2
@@ -80,3 +83,19 @@ echo "dd copies the trace, read from the page cache, with the tracer's writes (5
 echo "into a new file in the same directory: the kernel's share of level 1 that no"
 echo "tracer writing these bytes avoids. Level 1 less level 2 less dd is the making"
 echo "of the records (formatting, the buffer) and the cache they take from the program."
+
+# --- 3. A side table's miss
+${CC:-cc} -O2 -Wall -Wextra -o "$W/miss" "$TOP/bench/miss.c" || exit 2
+echo
+echo "A side table's random entry (bench/miss.c, ns per read, medians)"
+echo
+echo "| entries | table | chained (one miss at a time) | independent (overlapped) |"
+echo "|---|---|---|---|"
+for n in 30000 18000000; do
+    for r in $(seq "$runs"); do "$W/miss" "$n" 5000000 || exit 1; done > "$W/out"
+    echo "| $n | $(awk -v n="$n" 'BEGIN { printf "%.1f MB", n * 16 / 1e6 }') | $(sort -k6,6n "$W/out" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d" " -f6) |" \
+         "$(sort -k9,9n "$W/out" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d" " -f9) |"
+done
+echo
+echo "Freeing a block chosen at random reads its entry, which no recent operation"
+echo "brought in: between these two costs, by how much the processor overlaps it."
