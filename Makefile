@@ -100,7 +100,7 @@ bench-stacks:
 	BENCH_ONLY=stacks BENCH_TOOLS=0 bench/run.sh
 bench-build:
 	LUA_SRC="$(LUA_SRC)" bench/build.sh
-# what ordering every call's figures costs with threads, apart from the tracer
+# the floors apart from the tracer: exact order with threads, level 1's writing, a side table's miss
 bench-floor: libmtrace.so
 	bench/floor.sh
 .PHONY: bench bench-quick bench-stacks bench-floor

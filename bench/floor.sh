@@ -17,6 +17,9 @@ W=$(mktemp -d /tmp/mtrace-floor.XXXXXX) || exit 2
 trap 'rm -rf "$W"' EXIT
 ${CC:-cc} -O2 -Wall -Wextra -o "$W/floor" "$TOP/bench/floor.c" -pthread || exit 2
 runs=${BENCH_RUNS:-5}
+# median FILE COLUMN: of the rounds in FILE
+median() { sort -n -k"$2,$2" "$1" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f"$2"; }
+ratio() { echo "scale=2; $1 / $2" | bc; }
 echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $runs rounds, medians"
 echo
@@ -26,8 +29,7 @@ for mode in private atomic spin yield; do
     row="| $mode"
     for n in 1 2 4; do
         for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" || exit 1; done > "$W/out"
-        mid=$(( (runs + 1) / 2 ))
-        row="$row | $(sort -k3,3n "$W/out" | sed -n "${mid}p" | cut -d' ' -f3) / $(sort -k4,4n "$W/out" | sed -n "${mid}p" | cut -d' ' -f4)"
+        row="$row | $(median "$W/out" 3) / $(median "$W/out" 4)"
     done
     echo "$row |"
 done
@@ -46,9 +48,6 @@ ms() {
     t1=$(date +%s%N)
     echo $(( (t1 - t0) / 1000000 ))
 }
-# median FILE COLUMN
-median() { sort -n -k"$2,$2" "$1" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f"$2"; }
-ratio() { echo "scale=2; $1 / $2" | bc; }
 
 for l in 0 2 1; do
     for prog in churn json; do
@@ -85,7 +84,7 @@ echo "tracer writing these bytes avoids. Level 1 less level 2 less dd is the mak
 echo "of the records (formatting, the buffer) and the cache they take from the program."
 
 # --- 3. A side table's miss
-${CC:-cc} -O2 -Wall -Wextra -o "$W/miss" "$TOP/bench/miss.c" || exit 2
+${CC:-cc} -O2 -Wall -Wextra -I"$TOP/bench" -o "$W/miss" "$TOP/bench/miss.c" || exit 2
 echo
 echo "A side table's random entry (bench/miss.c, ns per read, medians)"
 echo
@@ -93,8 +92,8 @@ echo "| entries | table | chained (one miss at a time) | independent (overlapped
 echo "|---|---|---|---|"
 for n in 30000 18000000; do
     for r in $(seq "$runs"); do "$W/miss" "$n" 5000000 || exit 1; done > "$W/out"
-    echo "| $n | $(awk -v n="$n" 'BEGIN { printf "%.1f MB", n * 16 / 1e6 }') | $(sort -k6,6n "$W/out" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d" " -f6) |" \
-         "$(sort -k9,9n "$W/out" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d" " -f9) |"
+    echo "| $n | $(awk -v n="$n" 'BEGIN { printf "%.1f MB", n * 16 / 1e6 }') | $(median "$W/out" 6) |" \
+         "$(median "$W/out" 9) |"
 done
 echo
 echo "Freeing a block chosen at random reads its entry, which no recent operation"

@@ -8,11 +8,9 @@
    processor can overlap at best), and prints ns per read.
 
    usage: miss ENTRIES [READS] */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "common.h"
 
 struct entry { uint64_t addr, word; };
 
@@ -23,25 +21,21 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static uint64_t next(uint64_t *s)      /* xorshift64* */
-{
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 int main(int argc, char **argv)
 {
-    size_t n = argc > 1 ? strtoul(argv[1], 0, 10) : 10000;
-    long reads = argc > 2 ? strtol(argv[2], 0, 10) : 20000000, i;
+    size_t n = (size_t)arg_long(argc, argv, 1, 10000);
+    long reads = arg_long(argc, argv, 2, 20000000), i;
     struct entry *t = mmap(0, n * sizeof *t, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    uint64_t s = 88172645463325252ULL, sum = 0, at = 0;
+    uint64_t sum = 0, at = 0;
     double t0, t1, t2;
-    if (n < 2 || t == MAP_FAILED)
+    rng_t r;
+    if (n < 2 || n > UINT32_MAX || t == MAP_FAILED)
         return 2;
+    rng_seed(&r, 11);
     for (i = 0; i < (long)n; i++)
         t[i].addr = (uint64_t)i, t[i].word = (uint64_t)i;
     for (i = (long)n - 1; i > 0; i--) { /* one cycle through all (Sattolo) */
-        uint64_t j = next(&s) % (uint64_t)i, a = t[i].addr;
+        uint64_t j = rng_below(&r, (uint32_t)i), a = t[i].addr;
         t[i].addr = t[j].addr, t[j].addr = a;
     }
     t0 = now();
@@ -49,7 +43,7 @@ int main(int argc, char **argv)
         at = t[at].addr;
     t1 = now();
     for (i = 0; i < reads; i++)         /* independent: overlapped */
-        sum += t[next(&s) % n].word;
+        sum += t[rng_below(&r, (uint32_t)n)].word;
     t2 = now();
     printf("%zu entries (%.1f MB): chained %.1f ns, independent %.1f ns a read (%llu)\n", n,
            (double)(n * sizeof *t) / 1e6, (t1 - t0) * 1e9 / (double)reads,
