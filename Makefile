@@ -14,7 +14,7 @@ MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1
 MAN7 = doc/mtrace.7
 
 LIBDIR      ?= $(PREFIX)/lib
-TOOLS = $(patsubst %.c,%,$(wildcard ms_print.c mtrace2massif.c))
+TOOLS = ms_print mtrace2massif
 LIBS  = libmtrace.so libmtrace.a
 
 TEST_CFLAGS ?= -g -O1
@@ -22,22 +22,31 @@ export CC TEST_CFLAGS
 
 all: $(TOOLS) $(LIBS)
 
-# The runtime, compiled once.  The shared library exports only mtrace_*,
-# pmtrace and the allocator's names, and is never unloaded (-z nodelete: a
-# traced plugin closed with dlclose must not take the runtime with it).
-mtrace.pic.o: mtrace.c mtrace.h
+# The runtime: mtrace.c includes runtime/*, one concern a file.  Compiled
+# once, the shared library exports only mtrace_*, pmtrace and the
+# allocator's names, and is never unloaded (-z nodelete: a traced plugin
+# closed with dlclose must not take the runtime with it).
+RUNTIME = mtrace.c mtrace.h $(wildcard runtime/*.c runtime/*.h)
+mtrace.pic.o: $(RUNTIME)
 	$(CC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -DMTRACE_RUNTIME -c -o $@ mtrace.c
 libmtrace.so: mtrace.pic.o
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libmtrace.so -Wl,-z,nodelete -o $@ mtrace.pic.o $(LDFLAGS)
 libmtrace.a: mtrace.pic.o
 	rm -f $@ && ar rcs $@ mtrace.pic.o
 
-# mtrace2massif is in stages (m2m.h says which); ms_print is one file.
-M2M_SRC = m2m_parse.c m2m_heap.c m2m_snap.c m2m_stack.c m2m_sym.c m2m_out.c m2m_gnuplot.c
-mtrace2massif: mtrace2massif.c $(M2M_SRC) m2m.h tool.c tool.h
-	$(CC) $(CFLAGS) $(WARN) -o $@ mtrace2massif.c $(M2M_SRC) tool.c $(LDFLAGS)
-ms_print: ms_print.c tool.c tool.h
-	$(CC) $(CFLAGS) $(WARN) -o $@ ms_print.c tool.c $(LDFLAGS)
+# The converters, in convert/: mtrace2massif's stages (m2m.h says which)
+# and ms_print's parts (ms_print_lib.h), each with its thin main, and tool.c,
+# which both share.  The programs are built here at the top, where the
+# README and users' scripts run them.
+M2M_SRC = convert/m2m_files.c convert/m2m_convert.c convert/m2m_parse.c convert/m2m_heap.c \
+	convert/m2m_snap.c convert/m2m_stack.c convert/m2m_sym.c convert/m2m_out.c \
+	convert/m2m_gnuplot.c convert/m2m_ranks.c
+MSP_SRC = convert/ms_print_run.c convert/ms_print_graph.c convert/ms_print_body.c \
+	convert/ms_print_read.c convert/ms_print_out.c convert/ms_print_pnum.c
+mtrace2massif: convert/mtrace2massif.c $(M2M_SRC) convert/m2m.h convert/tool.c convert/tool.h
+	$(CC) $(CFLAGS) $(WARN) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS)
+ms_print: convert/ms_print.c $(MSP_SRC) convert/ms_print_lib.h convert/ms_print_pnum.h convert/tool.c convert/tool.h
+	$(CC) $(CFLAGS) $(WARN) -o $@ convert/ms_print.c $(MSP_SRC) convert/tool.c $(LDFLAGS)
 
 # The whole suite (tests/*.sh), with the grand total on the last line.
 test: all
@@ -62,7 +71,7 @@ demo: examples/example all
 	./mtrace2massif --time-unit=B examples/example.trace
 	./ms_print examples/massif.out.example.trace | head -40
 
-examples/example: examples/example.c mtrace.h mtrace.c
+examples/example: examples/example.c $(RUNTIME)
 	$(CC) -g $(WARN) -DMTRACE=1 -include ./mtrace.h -o $@ examples/example.c
 
 # Single suites: `make test SUITES="tracer ms_print"`, or these.
@@ -106,14 +115,22 @@ bench-floor: libmtrace.so
 .PHONY: bench bench-quick bench-stacks bench-floor
 # --- end bench ---
 
+# The runtime as one file, as SQLite ships its amalgamation: mtrace.c with
+# each #include "runtime/..." replaced by that file, so that an installed
+# or vendored one-line use needs the header and this file only.
+build/mtrace.c: $(RUNTIME) runtime/amalgamate.awk
+	@mkdir -p build
+	awk -f runtime/amalgamate.awk mtrace.c > $@.tmp && mv $@.tmp $@
+
 # The header and its runtime source side by side (the one-line use includes
-# "mtrace.c" from the header's directory), libmtrace.so and .a, the tools,
-# mtrace-cc (told where the header and library are), the man pages and
-# mtrace.pc.  `make uninstall` removes exactly those files.
-install: all
+# "mtrace.c" from the header's directory; the amalgamation, build/mtrace.c),
+# libmtrace.so and .a, the tools, mtrace-cc (told where the header and
+# library are), the man pages and mtrace.pc.  `make uninstall` removes
+# exactly those files.
+install: all build/mtrace.c
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
-	install -m 644 mtrace.h mtrace.c $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 mtrace.h build/mtrace.c $(DESTDIR)$(INCLUDEDIR)/
 	install -m 755 libmtrace.so $(DESTDIR)$(LIBDIR)/
 	install -m 644 libmtrace.a $(DESTDIR)$(LIBDIR)/
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done

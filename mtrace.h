@@ -184,7 +184,7 @@ struct mtrace_site {
 
 /* The sites announced by the macros and not yet consumed by the callee: a
    ring of four per thread, keyed by the call's first argument (see
-   mt_take in mtrace.c for why a ring and a key).  Initial-exec TLS: one
+   mtrace_take in runtime/entry.c for why a ring and a key).  Initial-exec TLS: one
    instruction to reach it from the program, wherever the runtime is. */
 struct mtrace_pending {
     __UINTPTR_TYPE__ key[4];

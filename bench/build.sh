@@ -67,9 +67,10 @@ mkdir -p "$M" "$W/bin" "$W/run"
 if [ -n "$BUILD_ONLY" ] && [ -n "${BENCH_MTRACE_DIR:-}" ]; then
     M=$BENCH_MTRACE_DIR  # bench/run.sh's snapshot, its libraries built
 elif [ -n "${MTRACE_REV:-}" ]; then  # a committed tracer, for a result that can be reproduced
-    for f in mtrace.h mtrace.c; do git -C "$TOP" show "$MTRACE_REV:$f" > "$M/$f" || exit 2; done
+    git -C "$TOP" archive "$MTRACE_REV" mtrace.h mtrace.c $(git -C "$TOP" ls-tree --name-only "$MTRACE_REV" runtime) \
+        | tar -x -C "$M" || exit 2
 else
-    cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$M/" || exit 2
+    cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$M/" || exit 2
 fi
 [ -f "$M/libmtrace.so" ] || make -s -C "$M" -f "$TOP/Makefile" libmtrace.so libmtrace.a >&2 || exit 2
 cc -O2 -o "$W/timeit" "$TOP/bench/timeit.c" || exit 2
@@ -159,8 +160,8 @@ V=$(awk '/define LUA_VERSION_(MAJOR|MINOR|RELEASE)[ \t]/ { gsub(/"/, "", $3); v 
 echo "## Build cost: Lua $V ($LUA_SRC)"
 echo
 echo "- machine: $(nproc) cores, $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo); load at the start: $LOAD0"
-if [ -n "${MTRACE_REV:-}" ]; then TRACER="$(git -C "$TOP" log -1 --format=%h "$MTRACE_REV" -- mtrace.c mtrace.h) (MTRACE_REV=$MTRACE_REV)"
-else TRACER="$(git -C "$TOP" log -1 --format=%h -- mtrace.c mtrace.h)$(git -C "$TOP" diff --quiet HEAD -- mtrace.c mtrace.h || echo ' + uncommitted changes')"; fi
+if [ -n "${MTRACE_REV:-}" ]; then TRACER="$(git -C "$TOP" log -1 --format=%h "$MTRACE_REV" -- mtrace.c mtrace.h runtime) (MTRACE_REV=$MTRACE_REV)"
+else TRACER="$(git -C "$TOP" log -1 --format=%h -- mtrace.c mtrace.h runtime)$(git -C "$TOP" diff --quiet HEAD -- mtrace.c mtrace.h runtime || echo ' + uncommitted changes')"; fi
 echo "- compiler: $(cc --version | head -n 1); tracer: mtrace.c at $TRACER"
 echo "- medians of $RUNS rounds (compiles of one file: 3 per round); CPU = user + system of make and the compilers; sizes of lua as built (no -g) and after strip"
 echo

@@ -91,23 +91,25 @@ bench_generate "$MODE"
 # The tracer as it is now: others may be editing it while we build.
 mkdir -p "$W/src"
 if [ -n "${BENCH_MTRACE_REV:-}" ]; then  # a committed tracer, for a result that can be reproduced
-    for f in mtrace.h mtrace.c; do git -C "$TOP" show "$BENCH_MTRACE_REV:$f" > "$W/src/$f" || exit 2; done
+    git -C "$TOP" archive "$BENCH_MTRACE_REV" mtrace.h mtrace.c $(git -C "$TOP" ls-tree --name-only "$BENCH_MTRACE_REV" runtime) \
+        | tar -x -C "$W/src" || exit 2
 elif [ -n "${BENCH_MTRACE_SRC:-}" ]; then  # a candidate change, outside the tree
-    cp "$BENCH_MTRACE_SRC/mtrace.h" "$BENCH_MTRACE_SRC/mtrace.c" "$W/src/" || exit 2
+    cp -r "$BENCH_MTRACE_SRC/mtrace.h" "$BENCH_MTRACE_SRC/mtrace.c" "$W/src/" || exit 2
+    [ ! -d "$BENCH_MTRACE_SRC/runtime" ] || cp -r "$BENCH_MTRACE_SRC/runtime" "$W/src/" || exit 2
 else
-    cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$W/src/" || exit 2
+    cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$W/src/" || exit 2
 fi
 export BENCH_MTRACE_DIR=$W/src
 case ${BENCH_USE:=lib} in lib | oneline) ;; *) echo "BENCH_USE must be lib or oneline" >&2; exit 2 ;; esac
 export BENCH_USE
 make -s -C "$W/src" -f "$TOP/Makefile" libmtrace.so >&2 || { echo "cannot build libmtrace.so" >&2; exit 2; }
 if [ -n "${BENCH_MTRACE_REV:-}" ]; then
-    TRACER="$(cd "$TOP" && git log -1 --format='%h %s' "$BENCH_MTRACE_REV" -- mtrace.c mtrace.h) (BENCH_MTRACE_REV=$BENCH_MTRACE_REV)"
+    TRACER="$(cd "$TOP" && git log -1 --format='%h %s' "$BENCH_MTRACE_REV" -- mtrace.c mtrace.h runtime) (BENCH_MTRACE_REV=$BENCH_MTRACE_REV)"
 elif [ -n "${BENCH_MTRACE_SRC:-}" ]; then
-    TRACER="the files of $BENCH_MTRACE_SRC (BENCH_MTRACE_SRC), md5 $(cat "$W/src/mtrace.c" "$W/src/mtrace.h" | md5sum | cut -c1-12)"
+    TRACER="the files of $BENCH_MTRACE_SRC (BENCH_MTRACE_SRC), md5 $(cat "$W/src/mtrace.c" "$W/src/mtrace.h" "$W/src"/runtime/* | md5sum | cut -c1-12)"
 else
-    TRACER="$(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h 2>/dev/null)"
-    (cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h 2>/dev/null) ||
+    TRACER="$(cd "$TOP" && git log -1 --format='%h %s' -- mtrace.c mtrace.h runtime 2>/dev/null)"
+    (cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h runtime 2>/dev/null) ||
         TRACER="$TRACER (+ uncommitted changes in the working tree)"
 fi
 # the workloads to run: all, or those named in BENCH_ONLY

@@ -1,10 +1,10 @@
 /*
- * fuzz/fuzz_ms_print.c - libFuzzer harness for ms_print.c.
+ * fuzz/fuzz_ms_print.c - libFuzzer harness for ms_print.
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_ms_print.c
- * (fuzz/ms_print.sh does it).  The whole program, ms_print.c, is compiled
- * into this file with its main() left out; ms_print_run() is called on the
- * input as if it were a massif.out file.
+ * convert/ms_print_*.c convert/tool.c (fuzz/ms_print.sh does it): the whole
+ * program but its main (convert/ms_print.c); ms_print_run() is called on
+ * the input as if it were a massif.out file.
  *
  * The first input byte chooses the options (graph size, threshold) and
  * whether the input is seekable: a non-seekable stream takes the other
@@ -13,10 +13,12 @@
  * contract: a failure prints exactly one line on stderr.
  */
 #define _GNU_SOURCE
-#define MS_PRINT_NO_MAIN
-#include "../ms_print.c"
-
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../convert/ms_print_lib.h"
 
 struct membuf {
     const uint8_t *p;

@@ -8,9 +8,13 @@
  * total, the root equal to mem_heap_B, exactly the right number of child
  * lines, at most one peak.  The same input also names the files of an
  * MPI run (ranks from NAME-r, %r/%n patterns) and fills the per-rank table
- * with this conversion's figures.  Build and run: fuzz/mtrace2massif.sh. */
-#define MTRACE2MASSIF_NO_MAIN
-#include "../mtrace2massif.c"
+ * with this conversion's figures.  Build and run: fuzz/mtrace2massif.sh
+ * (it links convert/m2m_*.c and convert/tool.c: all but the main). */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "../convert/m2m.h"
 
 static void check_output(const char *s, size_t n)
 {

@@ -60,7 +60,9 @@ cat > "$TMP/installed.expected" <<EOF
 EOF
 same "install: exactly these files, under DESTDIR/PREFIX" "$TMP/installed.expected" "$TMP/installed"
 check "install: tools and mtrace-cc executable" test -x "$ROOT/bin/ms_print" -a -x "$ROOT/bin/mtrace2massif" -a -x "$ROOT/bin/mtrace-cc"
-check "install: header and runtime identical to the tree's" cmp -s "$ROOT/include/mtrace.c" "$TOP/mtrace.c"
+(cd "$TOP" && awk -f runtime/amalgamate.awk mtrace.c) > "$TMP/amalgamation.c"
+check "install: the runtime is the tree's as one file (mtrace.c with runtime/ inlined)" \
+    sh -c "cmp -s '$ROOT/include/mtrace.c' '$TMP/amalgamation.c' && ! grep -q '^#include \"runtime/' '$ROOT/include/mtrace.c'"
 hasnt "install: mtrace.pc has no placeholder left" "$ROOT/share/pkgconfig/mtrace.pc" "@"
 mv "$SRC" "$SRC.away"        # from here on, no source tree to lean on
 

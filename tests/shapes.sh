@@ -159,9 +159,11 @@ if [ -z "$ASAN" ]; then
     check "defines malloc: the program runs unchanged" sh -c "test '$(cat "$TMP/own.out")' = 1 && test '$(cat "$TMP/own.rc")' = 0"
 fi
 
-# --- a project that vendors mtrace.h and mtrace.c and builds every *.c
+# --- a project that vendors mtrace.h and mtrace.c (the one-file runtime,
+# `make build/mtrace.c`) and builds every *.c
 V=$TMP/vendored
-mkdir -p "$V" && cp "$TOP/mtrace.h" "$TOP/mtrace.c" "$V/" && cp app.c "$V/main.c" && cat > "$V/stub.c" <<'EOT'
+mkdir -p "$V" && cp "$TOP/mtrace.h" "$V/" && (cd "$TOP" && awk -f runtime/amalgamate.awk mtrace.c) > "$V/mtrace.c" \
+    && cp app.c "$V/main.c" && cat > "$V/stub.c" <<'EOT'
 #include <stdlib.h>
 #include <string.h>
 char *lib_make(const char *s) { return strdup(s); }

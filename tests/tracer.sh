@@ -1,5 +1,5 @@
 #!/bin/bash
-# The tracer (mtrace.h + mtrace.c): each test is a program in tests/tracer/,
+# The tracer (mtrace.h + mtrace.c and runtime/): each test is a program in tests/tracer/,
 # the command that builds and runs it, and what must come out.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/tracer" || exit 2

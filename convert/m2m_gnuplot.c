@@ -2,7 +2,9 @@
  * curves (pass 2: the heap model's state after every event, thinned to at
  * most GP_POINTS points) and the script itself.  Every text in it that
  * comes from outside goes through gp_quote (tool.c), so gnuplot never runs
- * or expands any of it. */
+ * or expands any of it.
+ * Owns struct samples.
+ * Calls: tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>

@@ -4,7 +4,9 @@
  * tree: each context (a site and its callers) becomes a path from the
  * root, cut as Massif cuts its stacks (massif/ms_main.c, filter_IPs):
  * the --alloc-fn functions off the top, what is below main off the
- * bottom, at most --depth frames. */
+ * bottom, at most --depth frames.
+ * Owns struct stacks (maps, frames, stacks, the tree's nodes).
+ * Calls: m2m_sym.c (labels, below main), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -218,15 +220,6 @@ void stack_record(struct conv *c, const char *p)
 
 /* ------------------------------------------------------------------ */
 /* The tree of contexts                                                 */
-
-/* Massif's names for the functions below main (debuginfo.c,
- * VG_(get_fnname_kind)), which it cuts off with --show-below-main=no. */
-int below_main(const char *fn)
-{
-    return !strcmp(fn, "__libc_start_main") || !strcmp(fn, "__libc_start_call_main") ||
-           !strncmp(fn, "__libc_start_main.", 18) || !strcmp(fn, "generic_start_main") ||
-           !strncmp(fn, "generic_start_main.", 19) || !strcmp(fn, "_start");
-}
 
 /* Massif's default allocation functions (ms_main.c, init_alloc_fns). */
 static const char *const massif_alloc_fns[] = {

@@ -3,7 +3,9 @@
  * snapshots' trees as m_xtree.c's XT_massif_print groups them.  It sees
  * the heap model's totals (c->p) and the allocation tree's live bytes
  * (c->s.nodes); the heap model calls attempt() after every event and
- * peak_check() before every deallocation. */
+ * peak_check() before every deallocation.
+ * Owns struct policy (the snapshots, the clock's next time, the trees).
+ * Calls: tool.c only (the heap model gives it the time). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -176,10 +178,11 @@ static void take_snapshot(struct conv *c, int kind, int64_t t, int detailed)
     c->sn.earliest = t + c->sn.min_interval;
 }
 
-/* A Normal snapshot attempt, after every event (and at start-up). */
-void attempt(struct conv *c)
+/* A Normal snapshot attempt, after every event (and at start-up), at
+ * time t: the heap model's clock, given as the samples are given it, so
+ * that the policy never calls back into the heap model. */
+void attempt(struct conv *c, int64_t t)
 {
-    int64_t t = now(c);
     if (t >= c->sn.earliest)
         take_snapshot(c, NORMAL, t, c->sn.since_detailed == c->o.detailed_freq - 1);
 }

@@ -2,7 +2,9 @@
  * doc/trace-format.md) and turned into heap model events; the input read
  * twice (a pipe is spooled to a temporary file for the second pass).
  * Pass 1 checks everything and keeps the sites' labels and the call
- * stacks; pass 2 skips what pass 1 has checked.  This is the hot loop. */
+ * stacks; pass 2 skips what pass 1 has checked.  This is the hot loop.
+ * Owns the parser's fields of struct pass and the sites' definitions.
+ * Calls: m2m_heap.c (events), m2m_stack.c (stack records), tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>

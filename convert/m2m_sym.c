@@ -5,7 +5,10 @@
  * function, "0xADDR: ???" outside every module.  Names come from an
  * external addr2line (binutils), run once per 2048 addresses of a module,
  * never through a shell: the module's path is one argument however
- * hostile it is.  Below-main functions are shown as "(below main)". */
+ * hostile it is.  Below-main functions are shown as "(below main)".
+ * Owns the frames' names and labels (fn, label in struct frame) and
+ * Massif's list of the functions below main, which the tree also uses.
+ * Calls: tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,15 @@ extern char **environ;
 /* addr2line's lines (a function's name, a file and line) are cut here,
  * the bound the tracer puts on its own names. */
 #define NAME_MAX_LEN 4096
+
+/* Massif's names for the functions below main (debuginfo.c,
+ * VG_(get_fnname_kind)), which it cuts off with --show-below-main=no. */
+int below_main(const char *fn)
+{
+    return !strcmp(fn, "__libc_start_main") || !strcmp(fn, "__libc_start_call_main") ||
+           !strncmp(fn, "__libc_start_main.", 18) || !strcmp(fn, "generic_start_main") ||
+           !strncmp(fn, "generic_start_main.", 19) || !strcmp(fn, "_start");
+}
 
 /* addr2line's output, line by line, from a pipe. */
 struct reader { int fd; size_t have, pos; char buf[1 << 16]; };

@@ -4,9 +4,14 @@
  * (m2m_parse.c) turns records into events, the heap model (m2m_heap.c)
  * counts them as Massif does and calls, in pass 2, the snapshot policy
  * (m2m_snap.c) and the gnuplot samples (m2m_gnuplot.c).  Between the
- * passes the call stacks are symbolized and made into Massif's allocation
- * tree (m2m_stack.c); after pass 2 the output (m2m_out.c, m2m_gnuplot.c)
- * is written.  The driver and the command line are mtrace2massif.c.
+ * passes the frames are labelled (m2m_sym.c) and the call stacks made
+ * into Massif's allocation tree (m2m_stack.c); after pass 2 the output
+ * (m2m_out.c, m2m_gnuplot.c) is written.  m2m_convert.c runs these
+ * steps for one trace, m2m_files.c opens and names its files,
+ * m2m_ranks.c handles several traces; the command line is
+ * mtrace2massif.c.  Calls between these files run one way only (each
+ * file's opening comment says which it calls), and tool.c, shared with
+ * ms_print, calls none of them.
  * Each stage reads alone: this header is the whole of what they share.
  */
 #ifndef M2M_H
@@ -247,6 +252,38 @@ struct input {
     size_t cap;
 };
 
+/* One trace of the command line and what its conversion gave (the
+ * summary needs only these numbers, so memory stays bounded per file). */
+struct job {
+    const char *trace;          /* as given; "-" is standard input */
+    size_t pos;                 /* position among the traces, from 0 */
+    long rank;
+    char *out, *gp;             /* output names; gp is NULL without --gnuplot */
+    int rc;                     /* 0 converted, 1 not */
+    int truncated;
+    uint64_t v[4];              /* peak heap, peak heap+extra, leaked, records */
+};
+
+/* m2m_files.c: one trace into its files; fills the job's summary numbers.
+ * Returns 0, or 1 after a message (nothing is left behind then). */
+int convert_one(const struct opts *o, struct job *j);
+
+/* m2m_convert.c: convert the input; write the Massif file to 'out' and,
+ * if 'gpf' is not NULL, the gnuplot script to it.  Returns 0, or 1 after
+ * a message. */
+int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
+            const char *trace, const char *out_name);
+
+/* m2m_ranks.c: several traces (an MPI run's ranks): their ranks, the
+ * names of their files, the table. */
+long rank_suffix(const char *name);
+void assign_ranks(struct job *j, size_t n);
+int pattern_varies(const char *pat);
+char *expand(const char *pat, const struct job *j);
+char *default_out(const char *trace);
+int check_names(const struct job *j, size_t n);
+void print_summary(FILE *f, struct job *j, size_t n);
+
 /* m2m_parse.c: the records of one pass, through the heap model. */
 void run_pass(struct conv *c, struct input *in);
 void rewind_input(struct conv *c, struct input *in);
@@ -264,10 +301,11 @@ void before_release(struct conv *c, uint64_t first_rec);
 void ctx_live(const struct conv *c, uint64_t id, uint64_t sid, uint64_t *live, uint64_t *blocks);
 int64_t now(const struct conv *c);
 
-/* m2m_snap.c: Massif's snapshots, culling and peaks. */
+/* m2m_snap.c: Massif's snapshots, culling and peaks.  The heap model
+ * calls it and gives it the time (now()): it never calls back. */
 void policy_init(struct conv *c);
 void free_policy(struct conv *c);
-void attempt(struct conv *c);
+void attempt(struct conv *c, int64_t t);
 int peak_check(struct conv *c, uint64_t first_rec, int64_t *t);
 
 /* m2m_gnuplot.c: the samples and the script. */
@@ -283,11 +321,11 @@ void map_record(struct conv *c, const char *p);
 void stack_record(struct conv *c, const char *p);
 void make_contexts(struct conv *c);
 void free_stacks(struct stacks *s);
-/* Is fn one of the C library's functions below main (Massif's list)? */
-int below_main(const char *fn);
 
 /* m2m_sym.c: the frames' labels, through addr2line. */
 void label_frames(struct conv *c);
+/* Is fn one of the C library's functions below main (Massif's list)? */
+int below_main(const char *fn);
 
 /* m2m_out.c: the Massif file. */
 void write_massif(struct conv *c, FILE *f, const char *cmd);

@@ -1,6 +1,8 @@
 /* m2m_out.c - the Massif file (Valgrind 3.19, coregrind/m_xtree.c,
  * VG_(XT_massif_print)): the header, then each snapshot with, when it is
- * detailed, its tree as the snapshot policy made it. */
+ * detailed, its tree as the snapshot policy made it.
+ * Owns nothing: it reads what the passes built.
+ * Calls: tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <string.h>

@@ -2,7 +2,10 @@
  * heap, of time, and of the live bytes of each allocation context, event
  * by event (ev_alloc, ev_free, ev_realloc, called by the parser).  After
  * each event it lets the snapshot policy and the gnuplot samples look
- * (pass 2).  Valgrind's block sizes first. */
+ * (pass 2), giving both the time.  Valgrind's block sizes first.
+ * Owns the heap model's fields of struct pass (totals, time, in-place
+ * shrunk blocks) and the live bytes of sites, stacks and tree nodes.
+ * Calls: m2m_snap.c, m2m_gnuplot.c, tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -129,7 +132,7 @@ void observe(struct conv *c)
 {
     if (c->p.n != 2)
         return;
-    attempt(c);
+    attempt(c, now(c));
     if (c->gp.pt)
         gp_event(c, (uint64_t)now(c));
 }

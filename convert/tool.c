@@ -1,4 +1,6 @@
-/* tool.c - the shared part of mtrace2massif and ms_print (see tool.h). */
+/* tool.c - the shared part of mtrace2massif and ms_print (see tool.h):
+ * the error line, checked allocation, %XX names, gnuplot's quoting.
+ * Calls nothing of either tool: every file of both may call it. */
 #include "tool.h"
 
 #include <inttypes.h>

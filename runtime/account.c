@@ -1,0 +1,83 @@
+/* runtime/account.c - the figures of one operation (lock held).
+
+   Owns: a block coming and going in the table, and what that does to the
+   totals, the peak, the per-site and per-stack figures, and the record.
+   May call: runtime/state.c, out.c, sites.c, trace.c, blocks.c. */
+
+/* One operation on the figures of s (a site or a stack).  What s held at
+   the global peak (for MTRACE_MAX_HEAP's report) is kept lazily: its
+   first change after a peak saves its live bytes, unchanged since then. */
+static MTRACE_HOT void mtrace_tally(struct mtrace_sitestat *s, int op, size_t size)
+{
+    if (s->seen != mt.peak_no) {
+        s->at_peak = s->live;
+        s->seen = mt.peak_no;
+    }
+    if (op == '+' || op == '>') {
+        s->allocs++;
+        s->nlive++;
+        s->live += size;
+        if (s->live > s->peak)
+            s->peak = s->live;
+    } else {
+        s->live -= size;
+        s->nlive--;
+    }
+}
+
+/* The figures after one operation of entry `site` (a site, or a stack
+   counted also through its site), and its record. */
+static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
+{
+    struct mtrace_sitestat *st = &mt.sites[site];
+    struct mtrace_sitestat *s = st->parent ? &mt.sites[st->parent] : st;
+    mtrace_tally(s, op, size);
+    if (st != s)
+        mtrace_tally(st, op, size);
+    if (op == '+' || op == '>') {
+        mt.total += size;
+        if (mt.total > mt.max) {
+            pmtrace.max = mt.max = mt.total;
+            pmtrace.maxoverhead = mt.maxoverhead = mt.overhead;
+            mt.peak_recno = mt.nr;
+            s->seen = st->seen = ++mt.peak_no;
+            s->at_peak = s->live;
+            st->at_peak = st->live;
+        }
+    } else
+        mt.total -= size;
+    pmtrace.total = mt.total;
+    mtrace_put_op(op, s, st, size);
+}
+
+/* A block the program now owns.  An entry already live at that address
+   was freed behind our back (by code we do not see): close it first. */
+static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, unsigned site, int op)
+{
+    struct mtrace_block *b;
+    if (!site || (uint64_t)size >> (63 - MTRACE_SITE_BITS) || !(b = mtrace_claim(t, (uintptr_t)p))) {
+        if (!mt.incomplete)
+            mtrace_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
+        mt.incomplete = 1;
+        return;
+    }
+    if (!b->addr)
+        t->nlive++;
+    else if (mtrace_freed(b))
+        t->nfreed--, t->nlive++;    /* the tombstone's address came back */
+    else
+        mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+    b->addr = (uintptr_t)p;
+    b->word = (uint64_t)size << (MTRACE_SITE_BITS + 1) | site;
+    mtrace_count(op, site, size);
+}
+
+/* The block is going away: writes '-' or '<' and leaves a tombstone. */
+static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, struct mtrace_site *by, int op)
+{
+    mtrace_count(op, mtrace_b_site(b), mtrace_b_size(b));
+    b->word = (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1) | MTRACE_FREED | mtrace_b_site(b);
+    t->nlive--;
+    t->nfreed++;
+}
+

@@ -1,0 +1,341 @@
+/* runtime/blocks.c - the block table: every traced block by its address.
+
+   Owns: struct mtrace_table's directory of 64 KiB ranges and their
+   buckets, live entries and tombstones (a freed block's entry, kept so
+   that a second free names both places).
+   May call: runtime/state.c.
+
+   Blocks that the C library hands out together lie together in memory,
+   and their entries lie together too: a directory keyed by the 64 KiB
+   range of the address (open addressing, at most half full) gives the
+   range's bucket, an open-addressing table of that range's entries
+   (linear probing, at most 3/4 full, grown by 1.5 or 4/3 as allocators'
+   size classes do).  An operation reads one directory entry and one or
+   two lines of the bucket, which the program's recent operations in
+   that range already brought in; a single table keyed by the address
+   scattered neighbours over all of its memory, and with millions of
+   live blocks every operation missed the cache.  Ranges, not 4 KiB
+   pages: the directory is 16 times smaller (a few KiB for a heap of a
+   few MB), so it stays in the L1 cache where operations jump between
+   pages at random, and the bucket is the only line that misses.
+   Buckets are cut from mapped chunks; a bucket that grows goes back to
+   a list of its size, for the next range that needs one. */
+
+static MTRACE_HOT unsigned mtrace_b_site(const struct mtrace_block *b)
+{
+    return (unsigned)(b->word & MTRACE_MAXSITES);
+}
+
+static MTRACE_HOT size_t mtrace_b_size(const struct mtrace_block *b)      /* live ones */
+{
+    return (size_t)(b->word >> (MTRACE_SITE_BITS + 1));
+}
+
+static MTRACE_HOT unsigned mtrace_b_freed_by(const struct mtrace_block *b) /* tombstones */
+{
+    return (unsigned)(b->word >> (MTRACE_SITE_BITS + 1));
+}
+
+static MTRACE_HOT int mtrace_freed(const struct mtrace_block *b)
+{
+    return (b->word & MTRACE_FREED) != 0;
+}
+
+static MTRACE_HOT int mtrace_live(const struct mtrace_block *b)
+{
+    return b->addr && !mtrace_freed(b);
+}
+
+/* What mtrace_find gives for an address whose range has no bucket: an
+   empty entry, only ever read. */
+static struct mtrace_block mtrace_no_block;
+
+/* The directory key: range number, entries in the bucket (live and
+   tombstones: at most 65536 distinct addresses in a range, a pool of
+   1-byte blocks), whether homes are hashed (mtrace_home), size class.
+   User-space addresses are below 2^57, so the range number fits in 41
+   bits. */
+#define MTRACE_KEY_RANGE 23
+#define MTRACE_KEY_USED 6
+#define MTRACE_KEY_HASHED 32u
+#define MTRACE_KEY_CLASS 31u
+
+/* Bucket sizes: 2, 3, 4, 6, 8, 12, 16, ... 98304 entries (65536 at 3/4),
+   each a half or a third larger than the last, computed (no table on the
+   hot path). */
+static MTRACE_HOT size_t mtrace_cap(unsigned class)
+{
+    return (size_t)(2 + (class & 1)) << (class >> 1);
+}
+
+static MTRACE_HOT uint64_t mtrace_range_no(uintptr_t addr)
+{
+    return (uint64_t)addr >> MTRACE_RANGE_BITS;
+}
+
+static MTRACE_HOT size_t mtrace_p_used(const struct mtrace_range *p)
+{
+    return (size_t)(p->key >> MTRACE_KEY_USED) & ((1u << (MTRACE_KEY_RANGE - MTRACE_KEY_USED)) - 1);
+}
+
+static MTRACE_HOT unsigned mtrace_p_class(const struct mtrace_range *p)
+{
+    return (unsigned)(p->key & MTRACE_KEY_CLASS);
+}
+
+/* The directory entry of addr's range, or the empty slot where it would go. */
+static MTRACE_HOT struct mtrace_range *mtrace_range_find(struct mtrace_table *t, uintptr_t addr)
+{
+    uint64_t range = mtrace_range_no(addr);
+    size_t mask = t->n - 1, i = (size_t)((range * 0x9E3779B97F4A7C15ULL) >> 24) & mask;
+    while (t->dir[i].slots && t->dir[i].key >> MTRACE_KEY_RANGE != range)
+        i = (i + 1) & mask;
+    return &t->dir[i];
+}
+
+/* Where addr's entry starts looking in a bucket of `cap` slots with
+   directory key `key`: in the order of the addresses, so that neighbours
+   share a line, and blocks of one size, at least 4/3 slots apart, do not
+   collide.  A range whose blocks crowd into part of it gets a larger
+   bucket (mtrace_claim), or, once that bucket would be mostly empty (a
+   pool of tiny blocks in a corner of the range), homes by a hash of the
+   offset: probes stay short without a bucket 16 times too large. */
+static MTRACE_HOT size_t mtrace_home(uint64_t key, uintptr_t addr, size_t cap)
+{
+    uint32_t off = (uint32_t)addr & ((1u << MTRACE_RANGE_BITS) - 1);
+    uint32_t at = key & MTRACE_KEY_HASHED ? off * 0x9E3779B1u : off << (32 - MTRACE_RANGE_BITS);
+    return (size_t)(((uint64_t)at * cap) >> 32);       /* a select, not a branch */
+}
+
+/* The entry for addr in its range's bucket, or the empty slot where it would go. */
+static MTRACE_HOT struct mtrace_block *mtrace_in_bucket(const struct mtrace_range *p, uintptr_t addr)
+{
+    size_t cap = mtrace_cap(mtrace_p_class(p)), i = mtrace_home(p->key, addr, cap);
+    struct mtrace_block *s = p->slots;
+    while (s[i].addr && s[i].addr != addr)
+        if (++i == cap)
+            i = 0;
+    return &s[i];
+}
+
+/* The entry for addr: live, a tombstone, or empty (addr 0; never write it). */
+static MTRACE_HOT struct mtrace_block *mtrace_find(struct mtrace_table *t, uintptr_t addr)
+{
+    struct mtrace_range *p = mtrace_range_find(t, addr);
+    return p->slots ? mtrace_in_bucket(p, addr) : &mtrace_no_block;
+}
+
+static void mtrace_bucket_free(struct mtrace_table *t, struct mtrace_block *b, unsigned class)
+{
+    b->addr = (uintptr_t)t->spare[class];
+    t->spare[class] = b;
+}
+
+/* An empty bucket of a class: one given back, or cut from mapped space.
+   Chunks are 1/16 of what is mapped so far (a page at first: a small
+   program maps little, a large one makes few mappings); what is left
+   of one when the next is needed becomes spare buckets. */
+static struct mtrace_block *mtrace_bucket_new(struct mtrace_table *t, unsigned class)
+{
+    size_t bytes = mtrace_cap(class) * sizeof(struct mtrace_block);
+    struct mtrace_block *b = t->spare[class];
+    if (b) {
+        t->spare[class] = (struct mtrace_block *)b->addr;
+        memset(b, 0, bytes);
+        return b;
+    }
+    if ((size_t)(t->cut_end - t->cut) < bytes) {
+        size_t chunk = t->mapped / 16 > bytes ? t->mapped / 16 : bytes;
+        char *c = (char *)mtrace_pages(chunk = (chunk + 4095) & ~(size_t)4095);
+        unsigned k = MTRACE_CLASSES;
+        if (!c)
+            return 0;
+        while (k--)
+            while ((size_t)(t->cut_end - t->cut) >= mtrace_cap(k) * sizeof *b) {
+                mtrace_bucket_free(t, (struct mtrace_block *)t->cut, k);
+                t->cut += mtrace_cap(k) * sizeof *b;
+            }
+        t->cut = c;
+        t->cut_end = c + chunk;
+        t->mapped += chunk;
+    }
+    b = (struct mtrace_block *)t->cut;      /* fresh from mmap: zero */
+    t->cut += bytes;
+    return b;
+}
+
+/* Doubles the directory (256 slots at first). */
+static int mtrace_grow_dir(struct mtrace_table *t)
+{
+    struct mtrace_range *old = t->dir;
+    size_t i, n = t->n, cap = n ? n * 2 : 256;
+    if (!(t->dir = (struct mtrace_range *)mtrace_pages(cap * sizeof *t->dir))) {
+        t->dir = old;
+        return 0;
+    }
+    t->n = cap;
+    for (i = 0; i < n; i++)
+        if (old[i].slots)
+            *mtrace_range_find(t, (uintptr_t)(old[i].key >> MTRACE_KEY_RANGE << MTRACE_RANGE_BITS)) = old[i];
+    mtrace_unpages(old, n * sizeof *old);
+    return 1;
+}
+
+/* Makes room in a full or `crowded` bucket for one more entry: the next
+   size up; or, when its tombstones outnumber its live blocks, the same
+   size without the tombstones (the oldest double frees in that range then
+   go unnoticed); or, crowded with MTRACE_SPARSE_AT slots or more and
+   MTRACE_SPARSE of them an entry, a size for its entries with hashed
+   homes (mtrace_home).  A bucket rid of its tombstones keeps its size:
+   the range's next blocks spread over it as the last ones did (a parser
+   frees a document and parses the next in the same memory).  Shrunk to
+   its live blocks, it grew back a step at a time on every round: the
+   JSON pipeline in one thread rebuilt buckets 13,270 times, moving 6.6 M
+   entries (4 per call); now 1,582 times, 1.8 M entries. */
+#define MTRACE_SPARSE 16
+#define MTRACE_SPARSE_AT 4096   /* a range filling up from one end is not a corner */
+static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, int crowded)
+{
+    unsigned class = mtrace_p_class(p), to = 0, hashed = (unsigned)p->key & MTRACE_KEY_HASHED;
+    size_t i, cap = mtrace_cap(class), live = 0, was = mtrace_p_used(p), used = 0;
+    struct mtrace_block *old = p->slots, *b;
+    int keep_freed;
+    for (i = 0; i < cap; i++)
+        live += old[i].addr && !mtrace_freed(&old[i]);
+    keep_freed = was - live <= live;
+    while (to < MTRACE_CLASSES - 1 && ((keep_freed ? was : live) + 1) * 4 > mtrace_cap(to) * 3)
+        to++;
+    if (crowded && !hashed && cap >= MTRACE_SPARSE_AT && (was + 1) * MTRACE_SPARSE <= cap) {
+        hashed = MTRACE_KEY_HASHED;
+        to = to + 2 < class ? to + 2 : class;   /* under half full: probes short */
+    }
+    else if (!keep_freed && to < class)
+        to = class;
+    else if (keep_freed && to <= class) {
+        if (class == MTRACE_CLASSES - 1)
+            return 1;           /* crowded, but as large as a bucket gets */
+        to = class + 1;
+    }
+    if (!(b = mtrace_bucket_new(t, to)))
+        return 0;
+    p->slots = b;
+    p->key = p->key >> MTRACE_KEY_RANGE << MTRACE_KEY_RANGE | hashed | to;
+    for (i = 0; i < cap; i++)
+        if (old[i].addr && (keep_freed || !mtrace_freed(&old[i]))) {
+            *mtrace_in_bucket(p, old[i].addr) = old[i];
+            used++;
+        }
+    p->key |= (uint64_t)used << MTRACE_KEY_USED;
+    t->nfreed -= was - used;
+    mtrace_bucket_free(t, old, class);
+    return 1;
+}
+
+/* Slots from `from` forward to `to` in a bucket of `cap`, wrapping. */
+static MTRACE_HOT size_t mtrace_dist(size_t from, size_t to, size_t cap)
+{
+    return to >= from ? to - from : to + cap - from;
+}
+
+/* A range's first block: its directory entry and a bucket of 2. */
+static struct mtrace_range *mtrace_new_range(struct mtrace_table *t, uintptr_t addr)
+{
+    struct mtrace_range *p;
+    struct mtrace_block *b;
+    if ((t->nranges + 1) * 2 > t->n && !mtrace_grow_dir(t))
+        return 0;
+    if (!(b = mtrace_bucket_new(t, 0)))
+        return 0;
+    p = mtrace_range_find(t, addr);
+    p->key = mtrace_range_no(addr) << MTRACE_KEY_RANGE;
+    p->slots = b;
+    t->nranges++;
+    return p;
+}
+
+/* The entry for addr, or the empty slot where it goes, which the caller
+   fills (room made, counted in its range); 0 if the tables cannot grow.
+   A new entry more than MTRACE_CROWDED slots past its home (a range
+   whose blocks crowd into part of it, a pool of tiny ones) grows its
+   bucket: homes spread with the size, and probes stay short. */
+#define MTRACE_CROWDED 8
+static MTRACE_HOT struct mtrace_block *mtrace_claim(struct mtrace_table *t, uintptr_t addr)
+{
+    struct mtrace_range *p;
+    struct mtrace_block *b;
+    size_t cap;
+    if (mtrace_range_no(addr) >> (64 - MTRACE_KEY_RANGE) || (!t->dir && !mtrace_grow_dir(t)))
+        return 0;
+    p = mtrace_range_find(t, addr);
+    if (!p->slots && !(p = mtrace_new_range(t, addr)))
+        return 0;
+    b = mtrace_in_bucket(p, addr);
+    if (b->addr)
+        return b;
+    cap = mtrace_cap(mtrace_p_class(p));
+    if ((mtrace_p_used(p) + 1) * 4 > cap * 3
+        || mtrace_dist(mtrace_home(p->key, addr, cap), (size_t)(b - p->slots), cap) > MTRACE_CROWDED) {
+        if (!mtrace_grow_bucket(t, p, (mtrace_p_used(p) + 1) * 4 <= cap * 3))
+            return 0;
+        b = mtrace_in_bucket(p, addr);
+    }
+    p->key += (uint64_t)1 << MTRACE_KEY_USED;
+    return b;
+}
+
+#ifdef MTRACE_INTERPOSE         /* only the interposers forget a block */
+/* Removes an entry, shifting back the ones that probed past it.  Its
+   range keeps its bucket, for the blocks the C library puts there next. */
+static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
+{
+    struct mtrace_range *p = mtrace_range_find(t, b->addr);
+    struct mtrace_block *s = p->slots;
+    size_t cap = mtrace_cap(mtrace_p_class(p)), i = (size_t)(b - s), j = i;
+    if (mtrace_freed(b))
+        t->nfreed--;
+    else
+        t->nlive--;
+    p->key -= (uint64_t)1 << MTRACE_KEY_USED;
+    for (;;) {
+        size_t home;
+        if (++j == cap)
+            j = 0;
+        if (!s[j].addr)
+            break;
+        home = mtrace_home(p->key, s[j].addr, cap);
+        if (mtrace_dist(home, j, cap) >= mtrace_dist(i, j, cap)) {
+            s[i] = s[j];
+            i = j;
+        }
+    }
+    s[i].addr = 0;
+    s[i].word = 0;
+}
+#endif
+
+/* The entries one after the other, in no order: live blocks and
+   tombstones; 0 at the end.  *range and *slot start at 0. */
+static struct mtrace_block *mtrace_next_block(struct mtrace_table *t, size_t *range, size_t *slot)
+{
+    for (; *range < t->n; (*range)++, *slot = 0) {
+        struct mtrace_range *p = &t->dir[*range];
+        if (p->slots)
+            while (*slot < mtrace_cap(mtrace_p_class(p)))
+                if (p->slots[(*slot)++].addr)
+                    return &p->slots[*slot - 1];
+    }
+    return 0;
+}
+
+/* Forgets every block (a forked child starts empty); the memory stays. */
+static void mtrace_clear(struct mtrace_table *t)
+{
+    size_t i;
+    for (i = 0; i < t->n; i++)
+        if (t->dir[i].slots)
+            mtrace_bucket_free(t, t->dir[i].slots, mtrace_p_class(&t->dir[i]));
+    if (t->dir)
+        memset(t->dir, 0, t->n * sizeof *t->dir);
+    t->nranges = t->nlive = t->nfreed = 0;
+}
+

@@ -1,0 +1,270 @@
+/* runtime/entry.c - the traced entry points: what the program's malloc calls.
+
+   Owns: taking the site the call's macro announced, each traced function
+   (mtrace_malloc ... mtrace_quick_exit), realloc of a traced block, and
+   the release of a block with its double-free check.
+   May call: every file above it. */
+
+/* The site its caller announced for the call whose first argument is
+   `key`.  A ring, not one slot: another traced call may run while the
+   arguments of this one are evaluated (calloc(n, strlen(strdup(s))));
+   a key, so that a site announced for a call that never reached us
+   (mem->free(p) with the program's own free) is not taken by the next
+   call through a pointer. */
+static MTRACE_HOT struct mtrace_site *mtrace_pop(struct mtrace_pending *q, unsigned j)
+{
+    struct mtrace_site *s = q->site[j];
+    q->site[j] = 0;
+    q->top = (j - 1) & 3;
+    q->taken_frame = q->caller ? q->caller_frame : q->frame[j];
+    return q->caller ? q->caller : s;
+}
+
+static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
+{
+    struct mtrace_pending *q = &mtrace_pending;
+    unsigned i, t = q->top & 3;
+    if (q->key[t] == key && q->site[t])     /* the usual case: the last one */
+        return mtrace_pop(q, t);
+    for (i = 1; i < 4; i++)
+        if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == key)
+            return mtrace_pop(q, (t - i) & 3);
+    /* The compiler turns realloc(NULL, n) into malloc(n): the key was the
+       null pointer, the callee sees n. */
+    for (i = 0; i < 4; i++)
+        if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == 0)
+            return mtrace_pop(q, (t - i) & 3);
+    q->taken_frame = q->caller ? q->caller_frame : 0;
+    return q->caller ? q->caller : &mtrace_unknown_site;
+}
+
+/* c: the callers of the call under way in a traced entry point, walked
+   with stacks on from the frame of the function that made the call (the
+   macro's __builtin_frame_address makes it keep one).  The builtin here
+   gives the entry point a frame pointer too: see mtrace_walk. */
+#define MTRACE_CALLERS(c, d) struct mtrace_chain c;                                           \
+    if (mt.depth > 1)                                                                       \
+        mtrace_walk(&c, (const uintptr_t *)mtrace_pending.taken_frame, d,                   \
+                    __builtin_frame_address(0));                                            \
+    else                                                                                    \
+        c.n = 0
+
+static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *d,
+                                       const struct mtrace_chain *c, int op)
+{
+    if (p && mtrace_lock_ready()) {
+        mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
+        mtrace_unlock();
+    }
+    return p;
+}
+
+/* realloc of a live traced block, lock held (released here).  The C
+   library's realloc runs under our lock: it does not call the malloc
+   symbols back, and the address it frees cannot reach another thread's
+   record before our tombstone does.  `d` is 0 for code without mtrace:
+   the block keeps its site. */
+static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrace_site *d,
+                         const struct mtrace_chain *c)
+{
+    unsigned site = d ? mtrace_where(d, c) : mtrace_b_site(b);
+    void *q = mtrace_libc_realloc(p, n);
+    if (q || n == 0) {
+        mtrace_drop(&mt.heap, b, d ? d : &mtrace_untraced_site, '<');
+        if (q)
+            mtrace_add(&mt.heap, q, n, site, '>');
+    }
+    mtrace_unlock();
+    return q;
+}
+
+/* realloc and reallocarray from traced code.  `first` is the record of a
+   block that did not exist before: '>' for realloc(NULL, n). */
+static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struct mtrace_chain *c, int first)
+{
+    struct mtrace_block *b;
+    if (p && mtrace_lock_ready()) {
+        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        if (mtrace_live(b))
+            return mtrace_move(b, p, n, d, c);
+        if (b->addr && mt.interposed) {
+            mtrace_double_free(b, d, "double free: realloc of a block already freed", c, 0);  /* continuing: nothing */
+            return 0;
+        }
+        mtrace_unlock();
+    }
+    return mtrace_traced(mtrace_libc_realloc(p, n), n, d, c, first);
+}
+
+/* The traced call under way on this thread, for the note that names it
+   if the program dies inside (mtrace_on_signal): two stores per call. */
+static MTRACE_HOT struct mtrace_site *mtrace_enter(const char *call, struct mtrace_site *d)
+{
+    mtrace_pending.call_site = d;
+    mtrace_pending.call = call;
+    return d;
+}
+
+static MTRACE_HOT void *mtrace_leave(void *result)
+{
+    mtrace_pending.call = 0;
+    return result;
+}
+
+MTRACE_API void *mtrace_malloc(size_t n)
+{
+    struct mtrace_site *d = mtrace_enter("malloc", mtrace_take((uintptr_t)n));
+    MTRACE_CALLERS(c, d);
+    return mtrace_leave(mtrace_traced(mtrace_libc_malloc(n), n, d, &c, '+'));
+}
+
+MTRACE_API void *mtrace_calloc(size_t n, size_t size)
+{
+    struct mtrace_site *d = mtrace_enter("calloc", mtrace_take((uintptr_t)n));
+    MTRACE_CALLERS(c, d);
+    return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, &c, '+'));
+}
+
+MTRACE_API void *mtrace_realloc(void *p, size_t n)
+{
+    struct mtrace_site *d = mtrace_enter("realloc", mtrace_take((uintptr_t)p));
+    MTRACE_CALLERS(c, d);
+    return mtrace_leave(mtrace_resize(p, n, d, &c, '>'));
+}
+
+MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
+{
+    struct mtrace_site *d = mtrace_enter("reallocarray", mtrace_take((uintptr_t)p));
+    MTRACE_CALLERS(c, d);
+    if (size && n > (size_t)-1 / size)
+        return mtrace_leave(mtrace_libc_reallocarray(p, n, size));  /* NULL, ENOMEM */
+    return mtrace_leave(mtrace_resize(p, n * size, d, &c, '+'));
+}
+
+/* A block given back at `by`: closes it and says 1 (hand it to its
+   allocator), or reports a double free of a tombstone when tombstones can
+   be trusted, and says 0 (the call does nothing).  Unknown: 1. */
+static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
+                                     const uintptr_t *frame)
+{
+    struct mtrace_block *b;
+    int known = 1;
+    if (!p || !mtrace_lock_ready())
+        return 1;
+    b = t->dir ? mtrace_find(t, (uintptr_t)p) : 0;
+    if (b && mtrace_live(b))
+        mtrace_drop(t, b, by, '-');
+    else if (b && b->addr && trust) {
+        mtrace_double_free(b, by, "double free of a block", 0, frame);
+        return 0;
+    } else
+        known = 0;
+    mtrace_unlock();
+    return known ? 1 : 2;
+}
+
+MTRACE_API void mtrace_free(void *p)
+{
+    struct mtrace_site *d = mtrace_enter("free", mtrace_take((uintptr_t)p));
+    int known = mtrace_release(&mt.heap, p, d, mt.interposed, (const uintptr_t *)mtrace_pending.taken_frame);
+    if (known == 2 && mtrace_on_stack(p))
+        mtrace_invalid_free(d);
+    else if (known)
+        mtrace_libc_free(p);
+    mtrace_leave(0);
+}
+
+/* strdup and strndup: the n bytes at s and a terminator, in a block of
+   the C library's malloc itself, traced at d.  glibc's own strdup calls
+   malloc through the program's symbol, which is our interposer: each copy
+   cost a second pass through the tables (10% of the time of bench's
+   json-config at level 2). */
+static char *mtrace_copy(const char *s, size_t n, struct mtrace_site *d, const struct mtrace_chain *c)
+{
+    char *p = (char *)mtrace_libc_malloc(n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = 0;
+    }
+    return (char *)mtrace_leave(mtrace_traced(p, n + 1, d, c, '+'));
+}
+
+MTRACE_API char *mtrace_strdup(const char *s)
+{
+    struct mtrace_site *d = mtrace_enter("strdup", mtrace_take((uintptr_t)s));
+    MTRACE_CALLERS(c, d);
+    return mtrace_copy(s, strlen(s), d, &c);
+}
+
+MTRACE_API char *mtrace_strndup(const char *s, size_t n)
+{
+    struct mtrace_site *d = mtrace_enter("strndup", mtrace_take((uintptr_t)s));
+    MTRACE_CALLERS(c, d);
+    return mtrace_copy(s, strnlen(s, n), d, &c);
+}
+
+MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
+{
+    struct mtrace_site *d = mtrace_take((uintptr_t)align);
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_aligned_alloc(align, n), n, d, &c, '+');
+}
+
+MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
+{
+    struct mtrace_site *d = mtrace_take((uintptr_t)pp);
+    int err;
+    MTRACE_CALLERS(c, d);
+    if ((err = mtrace_libc_posix_memalign(pp, align, n)) == 0)
+        mtrace_traced(*pp, n, d, &c, '+');
+    return err;
+}
+
+MTRACE_API void *mtrace_valloc(size_t n)
+{
+    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_valloc(n), n, d, &c, '+');
+}
+
+#ifdef __GLIBC__
+MTRACE_API void *mtrace_memalign(size_t align, size_t n)
+{
+    struct mtrace_site *d = mtrace_take((uintptr_t)align);
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_memalign(align, n), n, d, &c, '+');
+}
+
+MTRACE_API void *mtrace_pvalloc(size_t n)
+{
+    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    MTRACE_CALLERS(c, d);
+    return mtrace_traced(mtrace_libc_pvalloc(n), n, d, &c, '+');
+}
+#endif
+
+/* _exit, _Exit and quick_exit from traced code: the program's exit
+   handlers are skipped, and so is the report, but the trace is written
+   out whole, with its tail (a forked child that ends with _exit leaves a
+   complete trace).  The status is the program's. */
+MTRACE_API void mtrace__exit(int status)
+{
+    mtrace_write_out();
+    mtrace_exit_now(status);
+}
+
+MTRACE_API void mtrace__Exit(int status)
+{
+    mtrace_write_out();
+    mtrace_libc__Exit(status);
+}
+
+MTRACE_API void mtrace_quick_exit(int status)
+{
+    mtrace_write_out();
+    if (!mtrace_single_threaded)        /* quick_exit's own handlers may allocate */
+        __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+    mtrace_pending.busy = 0;
+    mtrace_libc_quick_exit(status);
+}
+

@@ -1,0 +1,189 @@
+/* runtime/internal.h - the runtime's shared state: its types and rules.
+
+   Owns: the limits, the block, site, segment and suppression records, and
+   struct mtrace_state, the one state of the process (runtime/state.c
+   defines it; `mt` names it everywhere).
+
+   The rules every file keeps:
+   - One lock (mtrace_lock) guards everything in the state that changes
+     after start: the block tables, the site and stack tables, the totals
+     and the trace buffer.  Records are formatted under it, which is what
+     makes RECNO gapless and every TOTAL consistent with the record order.
+     Read without it: `state` (atomic), `nsegs` and a segment's `traced`
+     (published with release stores, read with acquire loads).
+   - What a signal handler may run (the tracer may be interrupted anywhere,
+     and the program's handler may allocate): the output helpers of
+     runtime/out.c, mtrace_flush, and the exit paths of runtime/life.c
+     (mtrace_on_signal, mtrace_write_out).  A traced call made by a handler
+     that interrupted the tracer on its own thread passes through untraced
+     (mtrace_pending.busy).
+   - The tracer's memory comes from mmap (mtrace_pages), never from the
+     allocator it watches. */
+#ifndef MTRACE_INTERNAL_H
+#define MTRACE_INTERNAL_H
+
+enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
+#define MTRACE_BUFSIZE 65536        /* trace buffer at first; one write(2) when half full */
+#define MTRACE_BUFMAX (1 << 20)     /* ...doubled up to this when it fills: see mtrace_commit */
+#define MTRACE_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
+#define MTRACE_PATHMAX 4096         /* longest trace file name, with its NUL */
+#define MTRACE_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
+#define MTRACE_RSS_BIG (1 << 20)    /* ...and after every operation of >= 1 MiB */
+#define MTRACE_FLUSH_MS 100         /* records wait in memory at most this long while
+                                       the program writes (SIGKILL loses only them) */
+#define MTRACE_ROWS 20              /* summary rows before "N more sites" */
+
+/* A block the program got from a traced call, in 16 bytes: its address,
+   and one word holding its site (the low 20 bits), a freed flag, and its
+   size, or once freed the site of the free.  The entry stays as a
+   tombstone until the C library hands the address out again, so a second
+   free can name both places. */
+struct mtrace_block {
+    uintptr_t addr;
+    uint64_t word;
+};
+#define MTRACE_SITE_BITS 20
+#define MTRACE_MAXSITES ((1u << MTRACE_SITE_BITS) - 1)
+#define MTRACE_FREED ((uint64_t)1 << MTRACE_SITE_BITS)
+
+/* Blocks by address, in two levels (see "---- blocks ----"): a directory
+   of the 64 KiB ranges of addresses that hold blocks, and per range a
+   small table of its blocks' entries, its bucket. */
+#define MTRACE_RANGE_BITS 16
+#define MTRACE_CLASSES 32           /* bucket sizes: 2, 3, 4, 6, 8, ... 98304 */
+struct mtrace_range {
+    uint64_t key;               /* range number << 23 | entries in use << 6 | hashed | class */
+    struct mtrace_block *slots; /* its bucket; 0 in an empty directory slot */
+};
+
+struct mtrace_table {
+    struct mtrace_range *dir;    /* open addressing, linear probing, at most half full */
+    size_t n, nranges;          /* directory slots, ranges in it */
+    size_t nlive, nfreed;       /* entries: live blocks, tombstones */
+    struct mtrace_block *spare[MTRACE_CLASSES];    /* buckets given back, by class */
+    char *cut, *cut_end;        /* the mapped space new buckets are cut from */
+    size_t mapped;              /* bytes mapped for buckets so far */
+};
+
+/* Per-site figures, indexed by mtrace_site.index.  `id` is the number the
+   trace uses, given when the site first appears in a record. */
+struct mtrace_sitestat {
+    const char *func, *file;
+    int line;
+    unsigned id;
+    int pool;                   /* its blocks come from MTRACE_MALLOCLIKE */
+    size_t live, peak, allocs;
+    size_t nlive;               /* live blocks */
+    size_t reach, reach_blocks; /* of those, still reachable at exit (MTRACE_LEAK_CHECK) */
+    size_t at_peak;             /* live bytes at the last global peak, once */
+    unsigned long seen;         /* ...its peak number (see mtrace_count) */
+    /* With MTRACE_DEPTH, each distinct chain of callers of a site is an
+       entry of its own (a "stack"), counted like a site and also through
+       its site: `parent` is the site, `frames` the callers' return
+       addresses, innermost first, and `id` the trace's SID. */
+    unsigned parent, nframes;
+    const uintptr_t *frames;
+    unsigned last;              /* a site's stack used last (loops repeat it) */
+};
+
+/* An executable segment of a loaded module, for the call stacks: frames
+   are trusted (followed further) only in the segments of traced code. */
+struct mtrace_seg {
+    uintptr_t lo, hi, bias;
+    const char *path;
+    int traced;                 /* holds traced code with frame pointers */
+    int written;                /* its "#map" is in the trace */
+};
+#define MTRACE_MAXDEPTH 64      /* MTRACE_DEPTH's ceiling (Massif's default is 30) */
+#define MTRACE_MAXSEGS 1024
+
+/* The callers of one traced call, walked before the lock is taken. */
+struct mtrace_sym;
+struct mtrace_chain {
+    unsigned n;
+    uintptr_t ret[MTRACE_MAXDEPTH - 1];
+};
+
+/* A suppression: fun:GLOB, src:GLOB or src:GLOB:LINE, from line `at` of
+   the file; what it matched at exit. */
+struct mtrace_supp {
+    const char *fun, *src;
+    int line;                   /* 0: any */
+    unsigned at;
+    size_t bytes, blocks;
+};
+
+struct mtrace_state {
+    int fd;                     /* the trace, or -1 (set by mtrace_init) */
+    int level;                  /* the process's: 1, 2, 3; 0 before start */
+    int exiting, destructed;    /* exit() has begun; our destructor ran */
+    int finish_queued;          /* the report is queued or done */
+    void (*owner)(void);        /* mtrace_init of the copy that started */
+    size_t total, max, overhead, maxoverhead, nr, startrss, maxrss;   /* pmtrace's */
+    char recno_text[24], rss_text[24];  /* nr and maxrss as they are written */
+    unsigned recno_len, rss_len;
+    /* The lock and the state word each on a cache line of its own: every
+       call reads the state without the lock, and with several threads
+       the lock's line goes back and forth between the cores. */
+    int lock __attribute__((aligned(64)));
+    int state __attribute__((aligned(64)));
+    int interposed __attribute__((aligned(64)));
+    int child, trace_broken, incomplete, exit_status;
+    int tracing;                /* level 1 and the trace not given up: records go to buf */
+    struct mtrace_pending *forking;     /* the thread in fork(): it holds the lock */
+    size_t passed;              /* calls from signal handlers let through untraced */
+    unsigned long peak_no;      /* global peaks so far */
+    size_t peak_recno;          /* RECNO of the record that made the peak */
+    struct mtrace_supp *supp;   /* MTRACE_SUPPRESS's patterns */
+    unsigned nsupp;
+    const char *supp_file;
+    size_t budget;              /* MTRACE_MAX_HEAP, 0 for none */
+    const char *budget_text;
+    size_t leaked, leaked_blocks, suppressed, suppressed_blocks;   /* at exit */
+    size_t reachable;           /* live at exit, not suppressed, still reachable */
+    int over_budget;
+    int reachable_mode;         /* MTRACE_LEAK_CHECK=reachable */
+    long flush_ms;              /* when the buffer was last written (monotonic, ms) */
+    int trace_written;          /* the trace got its tail: the report shows how to draw it */
+    int fifo;                   /* the trace is a FIFO: its reader may go away */
+    int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
+    int forked;                 /* this process has forked: name it */
+    int nofollow;               /* the trace name is the default one */
+    long rank;                  /* MPI rank, -1 outside MPI */
+    unsigned long dev, ino;     /* the trace file, to check our descriptor */
+    int pid;
+    struct mtrace_table heap;       /* blocks from the C library */
+    struct mtrace_table pool;       /* blocks of the program's own allocators
+                                   (MTRACE_MALLOCLIKE): they may lie inside a
+                                   heap block, even at its address */
+    struct mtrace_sitestat *sites;      /* [0] unused */
+    unsigned nsites, maxsites, nids;
+    unsigned *sitehash, nsitehash;
+    int depth;                  /* MTRACE_DEPTH: frames per stack, the site one of
+                                   them; 0: no stacks */
+    unsigned *stackhash, nstackhash, nstacks, nsids;
+    uintptr_t *framespace, *framespace_end;
+    struct mtrace_seg *segs;    /* MTRACE_MAXSEGS, published by nsegs */
+    unsigned nsegs;
+    char *exe;                  /* the program's path, for its "#map" */
+    const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
+    struct mtrace_sym *syms;    /* names of code addresses, for a report */
+    unsigned nsyms;
+    char *names, *names_end;    /* free space for the sites' names */
+    unsigned nsorted;           /* length of mtrace_sorted_sites' result */
+    size_t double_frees, invalid_frees;
+    char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
+                                   start (not in the state: the one-line use would
+                                   keep a copy of the state's space per file) */
+    volatile size_t len, flushed;   /* committed bytes in buf, written bytes */
+    size_t bufsize;             /* bytes mapped at buf */
+    char *buf;
+};
+
+
+/* A size no C library can allocate: the process's malloc, when it is our
+   interposer, answers it with the state's address (see
+   mtrace_probe_interposer). */
+#define MTRACE_WHO_ASKS ((size_t)-1 - 4095)
+
+#endif

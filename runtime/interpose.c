@@ -1,0 +1,105 @@
+/* runtime/interpose.c - the process's own malloc, calloc, realloc and free.
+
+   Owns (glibc only): the allocator's symbols that untraced code calls,
+   which keep the block table true (a traced block freed by the C library,
+   an address handed out again).
+   May call: every file above it.
+
+   Code compiled without mtrace (the C library itself, other libraries)
+   calls these.  They trace nothing new, but keep the table true: a traced
+   block freed or resized there (getline growing a buffer the program
+   allocated) is closed or moved, and an address handed out there erases
+   the tombstone it may have left, so that freeing it later is not taken
+   for a double free.  A static binary gets the C library's own functions
+   instead; see mtrace_init. */
+#ifdef MTRACE_INTERPOSE
+MTRACE_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
+MTRACE_LIBC(void, mtrace_sym_free, (void *), free);
+
+/* An address the C library just handed to code we do not see. */
+static void *mtrace_forget(void *p)
+{
+    struct mtrace_block *b;
+    if (!__atomic_load_n(&mt.interposed, __ATOMIC_RELAXED))
+        __atomic_store_n(&mt.interposed, 1, __ATOMIC_RELAXED);
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
+        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        if (mtrace_live(b))
+            mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+        if (b->addr)
+            mtrace_erase(&mt.heap, b);
+        mtrace_unlock();
+    }
+    return p;
+}
+
+MTRACE_API void *mtrace_sym_malloc(size_t n)
+{
+    if (n == MTRACE_WHO_ASKS)           /* see mtrace_probe_interposer */
+        return (void *)&mt;
+    return mtrace_forget(mtrace_libc_malloc(n));
+}
+
+MTRACE_API void *mtrace_sym_calloc(size_t n, size_t size) MTRACE_SYM_(calloc);
+MTRACE_API void *mtrace_sym_calloc(size_t n, size_t size)
+{
+    return mtrace_forget(mtrace_libc_calloc(n, size));
+}
+
+MTRACE_API void *mtrace_sym_realloc(void *p, size_t n) MTRACE_SYM_(realloc);
+MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
+{
+    struct mtrace_block *b;
+    if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
+        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        if (mtrace_live(b))
+            return mtrace_move(b, p, n, 0, 0);
+        mtrace_unlock();
+    }
+    return mtrace_forget(mtrace_libc_realloc(p, n));
+}
+
+MTRACE_API void mtrace_sym_free(void *p)
+{
+    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY)
+        mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0, 0);
+    mtrace_libc_free(p);
+}
+
+/* The aligned ones too: glibc serves them without its malloc, so an
+   address freed by traced code may come back through them, and its
+   tombstone must go (or a later traced free of it would look double). */
+MTRACE_API void *mtrace_sym_memalign(size_t align, size_t n) MTRACE_SYM_(memalign);
+MTRACE_API void *mtrace_sym_memalign(size_t align, size_t n)
+{
+    return mtrace_forget(mtrace_libc_memalign(align, n));
+}
+
+MTRACE_API void *mtrace_sym_aligned_alloc(size_t align, size_t n) MTRACE_SYM_(aligned_alloc);
+MTRACE_API void *mtrace_sym_aligned_alloc(size_t align, size_t n)
+{
+    return mtrace_forget(mtrace_libc_aligned_alloc(align, n));
+}
+
+MTRACE_API int mtrace_sym_posix_memalign(void **pp, size_t align, size_t n) MTRACE_SYM_(posix_memalign);
+MTRACE_API int mtrace_sym_posix_memalign(void **pp, size_t align, size_t n)
+{
+    int err = mtrace_libc_posix_memalign(pp, align, n);
+    if (err == 0)
+        mtrace_forget(*pp);
+    return err;
+}
+
+MTRACE_API void *mtrace_sym_valloc(size_t n) MTRACE_SYM_(valloc);
+MTRACE_API void *mtrace_sym_valloc(size_t n)
+{
+    return mtrace_forget(mtrace_libc_valloc(n));
+}
+
+MTRACE_API void *mtrace_sym_pvalloc(size_t n) MTRACE_SYM_(pvalloc);
+MTRACE_API void *mtrace_sym_pvalloc(size_t n)
+{
+    return mtrace_forget(mtrace_libc_pvalloc(n));
+}
+#endif
+

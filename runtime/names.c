@@ -1,0 +1,169 @@
+/* runtime/names.c - names of code addresses, for the reports.
+
+   Owns: running addr2line on the frames a report prints, and the notes
+   "file:line: note: called from f".
+   May call: runtime/state.c, out.c, stacks.c.
+
+   addr2line (binutils, found wherever gcc is) turns a module's address
+   into "function" and "file:line".  It runs without a shell, its
+   arguments an argv, once per module and 64 addresses; never in a
+   set-user-ID program (PATH is not ours to trust there).  Without it,
+   frames are shown as module+offset. */
+
+#define MTRACE_NOTE_FRAMES 6    /* callers shown under a report's place */
+#define MTRACE_MAXSYMS 16384    /* addresses named per report */
+
+struct mtrace_sym { uintptr_t addr; char func[128], where[256]; };
+
+static int mtrace_by_sym_addr(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct mtrace_sym *)a)->addr, y = ((const struct mtrace_sym *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+/* A path under the current directory made relative to it, as the
+   compiler's __FILE__ usually is. */
+static const char *mtrace_relative(const char *path)
+{
+    char cwd[MTRACE_PATHMAX];
+    size_t n;
+    if (!mtrace_getcwd(cwd, sizeof cwd))
+        return path;
+    n = strlen(cwd);
+    return strncmp(path, cwd, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* Line k of text (lines cut at '\n' into dst, at most cap - 1 bytes). */
+static const char *mtrace_take_line(const char *t, const char *end, char *dst, size_t cap)
+{
+    size_t n = 0;
+    while (t < end && *t != '\n') {
+        if (n + 1 < cap)
+            dst[n++] = *t;
+        t++;
+    }
+    dst[n] = 0;
+    return t < end ? t + 1 : t;
+}
+
+/* addr2line's two lines per address for v[0..n), n <= 64, all in segment
+   seg; names it cannot give stay "". */
+static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtrace_seg *seg, const char *tool)
+{
+    enum { OUT = 1 << 16 };
+    char *argv[4 + 64 + 1], hex[64][24], *out = (char *)mtrace_pages(OUT), line[256];
+    const char *t, *end;
+    posix_spawn_file_actions_t fa;
+    int fds[2], status;
+    unsigned i;
+    pid_t pid;
+    long got = 0, r;
+    argv[0] = (char *)tool;
+    argv[1] = (char *)"-f";
+    argv[2] = (char *)"-e";
+    argv[3] = (char *)seg->path;
+    for (i = 0; i < n; i++) {
+        snprintf(hex[i], sizeof hex[i], "0x%lx", (unsigned long)(v[i].addr - 1 - seg->bias));
+        argv[4 + i] = hex[i];
+    }
+    argv[4 + n] = 0;
+    if (!out || pipe2(fds, O_CLOEXEC) != 0) {
+        mtrace_unpages(out, OUT);
+        return;
+    }
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (posix_spawnp(&pid, tool, &fa, 0, argv, environ) != 0)
+        pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    mtrace_close(fds[1]);
+    while (pid > 0 && got < OUT && ((r = mtrace_read(fds[0], out + got, (size_t)(OUT - got))) > 0 || (r < 0 && errno == EINTR)))
+        got += r > 0 ? r : 0;
+    mtrace_close(fds[0]);
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    for (t = out, end = out + got, i = 0; i < n && t < end; i++) {
+        t = mtrace_take_line(t, end, line, sizeof line);
+        if (strcmp(line, "??") != 0)
+            snprintf(v[i].func, sizeof v[i].func, "%.*s", (int)sizeof v[i].func - 1, line);
+        t = mtrace_take_line(t, end, line, sizeof line);
+        if (strncmp(line, "??", 2) != 0 && line[0] != ':') {  /* "file:line (discriminator N)" */
+            const char *where = mtrace_relative(line);
+            snprintf(v[i].where, sizeof v[i].where, "%.*s", (int)strcspn(where, " "), where);
+        }
+    }
+    mtrace_unpages(out, OUT);
+}
+
+/* Names for the addresses a[0..n): mt.syms, sorted and unique. */
+static void mtrace_symbolize(const uintptr_t *a, unsigned n)
+{
+    const char *tool = mtrace_getenv("MTRACE_ADDR2LINE");
+    unsigned i, j, k;
+    if (!mt.syms && !(mt.syms = (struct mtrace_sym *)mtrace_pages(MTRACE_MAXSYMS * sizeof *mt.syms)))
+        return;
+    for (mt.nsyms = 0, i = 0; i < n && mt.nsyms < MTRACE_MAXSYMS; i++) {
+        memset(&mt.syms[mt.nsyms], 0, sizeof *mt.syms);
+        mt.syms[mt.nsyms++].addr = a[i];
+    }
+    qsort(mt.syms, mt.nsyms, sizeof *mt.syms, mtrace_by_sym_addr);
+    for (i = j = 0; i < mt.nsyms; i++)
+        if (!j || mt.syms[j - 1].addr != mt.syms[i].addr)
+            mt.syms[j++] = mt.syms[i];
+    mt.nsyms = j;
+    if (!tool)
+        tool = "addr2line";
+    if (!*tool || getauxval(AT_SECURE))
+        return;
+    for (i = 0; i < mt.nsyms; i = j) {      /* runs of one segment, 64 at most */
+        int seg = mtrace_seg_in(mt.syms[i].addr, mt.nsegs);
+        for (j = i + 1, k = 1; j < mt.nsyms && k < 64 && mtrace_seg_in(mt.syms[j].addr, mt.nsegs) == seg; j++, k++)
+            ;
+        if (seg >= 0)
+            mtrace_addr2line(&mt.syms[i], j - i, &mt.segs[seg], tool);
+    }
+}
+
+static const struct mtrace_sym *mtrace_sym_of(uintptr_t a)
+{
+    struct mtrace_sym key;
+    key.addr = a;
+    return mt.nsyms ? (const struct mtrace_sym *)bsearch(&key, mt.syms, mt.nsyms, sizeof key, mtrace_by_sym_addr) : 0;
+}
+
+/* One note for the caller at return address a: "file:line: note: called
+   from f", or the module and offset when it has no name. */
+static char *mtrace_put_caller(char *o, char *end, uintptr_t a)
+{
+    const struct mtrace_sym *y = mtrace_sym_of(a);
+    int seg = mtrace_seg_in(a, mt.nsegs);
+    if (y && y->func[0])
+        return o + snprintf(o, (size_t)(end - o), "%s: note: called from %s\n",
+                            y->where[0] ? y->where : "<unknown>:0", y->func);
+    return o + snprintf(o, (size_t)(end - o), "<unknown>:0: note: called from 0x%lx (in %.*s+0x%lx)\n",
+                        (unsigned long)a, MTRACE_NAMEMAX, seg >= 0 ? mt.segs[seg].path : "?",
+                        (unsigned long)(seg >= 0 ? a - mt.segs[seg].bias : a));
+}
+
+/* Is return address a in main (where Massif's trees stop too)? */
+static int mtrace_in_main(uintptr_t a)
+{
+    const struct mtrace_sym *y = mtrace_sym_of(a);
+    return y && !strcmp(y->func, "main");
+}
+
+/* The callers frames[from..n), a note each, up to main and at most
+   MTRACE_NOTE_FRAMES. */
+static char *mtrace_put_chain(char *o, char *end, const uintptr_t *frames, unsigned from, unsigned n)
+{
+    unsigned i;
+    for (i = from; i < n && i < from + MTRACE_NOTE_FRAMES && o < end; i++) {
+        o = mtrace_put_caller(o, end, frames[i]);
+        if (mtrace_in_main(frames[i]))
+            break;
+    }
+    return o < end ? o : end;
+}
+

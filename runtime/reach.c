@@ -1,0 +1,146 @@
+/* runtime/reach.c - MTRACE_LEAK_CHECK=reachable: the scan at exit.
+
+   Owns: finding which live blocks the program can still reach from its
+   data, its threads' stacks and, transitively, other blocks.
+   May call: runtime/state.c, out.c, stacks.c, blocks.c. */
+
+/* MTRACE_LEAK_CHECK=reachable: at exit, the live blocks that the program
+   can still reach, conservatively (as LSan and Memcheck do): every word of
+   the writable data of the loaded objects, of this thread's stack from
+   here up, of the other threads' stacks, and, transitively, of the blocks
+   found, that points into a live traced block marks it.  Those count as
+   "still reachable" (a note per site); the others are the leaks. */
+struct mtrace_found { uintptr_t addr; size_t size; unsigned site; };
+
+struct mtrace_scan { struct mtrace_found *b; size_t n; unsigned char *reached; size_t *todo, ntodo; };
+
+static int mtrace_by_addr(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct mtrace_found *)a)->addr, y = ((const struct mtrace_found *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+/* Marks the block that w points into, if any, and queues it. */
+static void mtrace_reach(struct mtrace_scan *sc, uintptr_t w)
+{
+    size_t lo = 0, hi = sc->n;
+    while (lo < hi) {           /* the last block starting at or below w */
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc->b[mid].addr <= w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && w < sc->b[lo - 1].addr + (sc->b[lo - 1].size ? sc->b[lo - 1].size : 1) && !sc->reached[lo - 1]) {
+        sc->reached[lo - 1] = 1;
+        sc->todo[sc->ntodo++] = lo - 1;
+    }
+}
+
+/* Reads every word of [from, to), redzones that AddressSanitizer puts
+   between a stack's or a data segment's variables included: exempt. */
+#if defined(__SANITIZE_ADDRESS__) || defined(MTRACE_SANITIZED)
+__attribute__((no_sanitize_address))
+#endif
+static void mtrace_scan_range(struct mtrace_scan *sc, uintptr_t from, uintptr_t to)
+{
+    uintptr_t a;
+    for (a = (from + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1); a + sizeof(void *) <= to; a += sizeof(void *))
+        mtrace_reach(sc, *(const uintptr_t *)a);
+}
+
+static int mtrace_scan_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+            mtrace_scan_range((struct mtrace_scan *)arg, info->dlpi_addr + ph->p_vaddr,
+                              info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+    }
+    return 0;
+}
+
+/* The other threads' stacks: glibc maps each with its guard page below
+   it, so in /proc/self/maps a private writable mapping that starts where
+   an inaccessible one ends.  (Malloc's arenas keep their reserve above
+   their writable part, so they do not look like that.) */
+/* Larger "stacks" are something else: AddressSanitizer's shadow memory
+   (terabytes after a guard) has the same shape. */
+#define MTRACE_MAX_STACK ((uintptr_t)1 << 30)
+
+static void mtrace_scan_thread_stacks(struct mtrace_scan *sc, uintptr_t mine_lo, uintptr_t mine_hi)
+{
+    enum { MAX = 1 << 20 };
+    char *maps = (char *)mtrace_pages(MAX), *line, *next;
+    uintptr_t guard_end = 0;
+    if (!maps || mtrace_read_file("/proc/self/maps", maps, MAX) <= 0) {
+        mtrace_unpages(maps, MAX);
+        return;
+    }
+    for (line = maps; *line; line = next) {
+        char *p = line;
+        uintptr_t lo = (uintptr_t)strtoull(p, &p, 16), hi = (uintptr_t)strtoull(p + 1, &p, 16);
+        if (!(next = strchr(line, '\n')))
+            next = line + strlen(line);
+        else
+            next++;
+        if (p[1] == '-' && p[2] == '-' && p[3] == '-')
+            guard_end = hi;
+        else {
+            if (p[1] == 'r' && p[2] == 'w' && p[4] == 'p' && lo == guard_end && (hi <= mine_lo || lo >= mine_hi)
+                && hi - lo <= MTRACE_MAX_STACK)
+                mtrace_scan_range(sc, lo, hi);
+            guard_end = 0;
+        }
+    }
+    mtrace_unpages(maps, MAX);
+}
+
+/* Fills each site's reach and reach_blocks.  Called at exit, the tables
+   frozen (state DONE). */
+static void mtrace_find_reachable(void)
+{
+    struct mtrace_scan sc;
+    size_t i, cap = mt.heap.nlive + 1, range = 0, slot = 0;
+    struct mtrace_block *b;
+    volatile uintptr_t here = 0;
+    __builtin_unwind_init();    /* this thread's registers onto its stack */
+    sc.b = (struct mtrace_found *)mtrace_pages(cap * sizeof *sc.b);
+    sc.reached = (unsigned char *)mtrace_pages(cap);
+    sc.todo = (size_t *)mtrace_pages(cap * sizeof *sc.todo);
+    sc.n = sc.ntodo = 0;
+    if (!sc.b || !sc.reached || !sc.todo)
+        goto done;
+    while ((b = mtrace_next_block(&mt.heap, &range, &slot)))
+        if (mtrace_live(b)) {
+            sc.b[sc.n].addr = b->addr;
+            sc.b[sc.n].size = mtrace_b_size(b);
+            sc.b[sc.n++].site = mtrace_b_site(b);
+        }
+    qsort(sc.b, sc.n, sizeof *sc.b, mtrace_by_addr);
+    dl_iterate_phdr(mtrace_scan_object, &sc);
+    mtrace_on_stack(0);         /* asks this thread's bounds */
+    mtrace_scan_range(&sc, (uintptr_t)&here, mtrace_pending.stack_hi);
+    mtrace_scan_thread_stacks(&sc, mtrace_pending.stack_lo, mtrace_pending.stack_hi);
+    while (sc.ntodo) {
+        struct mtrace_found *f = &sc.b[sc.todo[--sc.ntodo]];
+        mtrace_scan_range(&sc, f->addr, f->addr + f->size);
+    }
+    for (i = 0; i < sc.n; i++)
+        if (sc.reached[i]) {
+            struct mtrace_sitestat *s = &mt.sites[sc.b[i].site];
+            s->reach += sc.b[i].size;
+            s->reach_blocks++;
+            if (s->parent) {    /* a stack: its site too */
+                mt.sites[s->parent].reach += sc.b[i].size;
+                mt.sites[s->parent].reach_blocks++;
+            }
+        }
+done:
+    mtrace_unpages(sc.b, cap * sizeof *sc.b);
+    mtrace_unpages(sc.reached, cap);
+    mtrace_unpages(sc.todo, cap * sizeof *sc.todo);
+}
+

@@ -1,0 +1,366 @@
+/* runtime/report.c - what the program is told: at exit and at a bad free.
+
+   Owns: the double-free and invalid-free errors, the exit summary (levels
+   1-2), the leak errors (levels 1-3), the budget's error, and the charge
+   of a stack past MTRACE_ALLOC_FN's wrappers.
+   May call: runtime/state.c, out.c, sites.c, stacks.c, trace.c, blocks.c,
+   ci.c, reach.c, names.c. */
+
+/* A place of a double-free report, copied under the lock. */
+struct mtrace_place { const char *file, *func; int line; };
+
+static void mtrace_get_place(struct mtrace_place *p, unsigned site)
+{
+    p->file = site ? mt.sites[site].file : "<unknown>";
+    p->func = site ? mt.sites[site].func : "?";
+    p->line = site ? mt.sites[site].line : 0;
+}
+
+static char *mtrace_put_place(char *o, char *end, const struct mtrace_place *p, const char *kind, const char *what)
+{
+    if (!p->line && !strcmp(kind, "note"))      /* no place known */
+        o += snprintf(o, (size_t)(end - o), "%s:0: note: %s\n", p->file, what);
+    else
+        o += snprintf(o, (size_t)(end - o), "%.*s:%d: %s: %s (in %.*s)\n", MTRACE_NAMEMAX, p->file, p->line,
+                  kind, what, MTRACE_NAMEMAX, p->func);
+    return o < end ? o : end;
+}
+
+/* A second free (or realloc) of a traced block.  Called with the lock held;
+   releases it.  With stacks, the bad call's callers (`bad`, or walked from
+   its entry point's `frame`) and the allocation's are shown; the first
+   free is shown by its site.  Aborts, unless told to continue
+   (MTRACE_DOUBLE_FREE). */
+static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, const char *what,
+                               const struct mtrace_chain *bad, const uintptr_t *frame)
+{
+    char msg[3 * MTRACE_NAMEMAX + 2 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
+    struct mtrace_place place[3];
+    struct mtrace_chain chain[2];
+    const struct mtrace_sitestat *alloc = &mt.sites[mtrace_b_site(b)];
+    mtrace_get_place(&place[0], mtrace_site_index(by));
+    mtrace_get_place(&place[1], mtrace_b_site(b));
+    mtrace_get_place(&place[2], mtrace_b_freed_by(b));
+    chain[1].n = alloc->parent ? alloc->nframes : 0;
+    memcpy(chain[1].ret, alloc->frames, chain[1].n * sizeof *chain[1].ret);
+    mt.double_frees++;
+    mtrace_flush();
+    mtrace_unlock();
+    if (bad)
+        chain[0] = *bad;
+    else if (frame && mt.depth > 1)
+        mtrace_walk(&chain[0], frame, by, msg);
+    else
+        chain[0].n = 0;
+    if (chain[0].n + chain[1].n) {
+        uintptr_t a[2 * MTRACE_MAXDEPTH];
+        memcpy(a, chain[0].ret, chain[0].n * sizeof *a);
+        memcpy(a + chain[0].n, chain[1].ret, chain[1].n * sizeof *a);
+        mtrace_symbolize(a, chain[0].n + chain[1].n);
+    }
+    o = mtrace_put_place(o, end, &place[0], "error", what);
+    o = mtrace_put_chain(o, end, chain[0].ret, 0, chain[0].n);
+    o = mtrace_put_place(o, end, &place[1], "note", "the block was allocated here");
+    o = mtrace_put_chain(o, end, chain[1].ret, 0, chain[1].n);
+    o = mtrace_put_place(o, end, &place[2], "note", "and first freed here");
+    mtrace_write_all(2, msg, (size_t)(o - msg));
+    mtrace_pending.call = 0;            /* the abort is ours: no "died in" note */
+    if (!mt.keep_going)
+        abort();
+}
+
+/* free() of an address on the caller's stack: said like a double free,
+   with the trace flushed, then abort (or go on: MTRACE_DOUBLE_FREE). */
+static void mtrace_invalid_free(struct mtrace_site *by)
+{
+    char msg[2 * MTRACE_NAMEMAX + 128];
+    int n = snprintf(msg, sizeof msg, "%.*s:%d: error: free of an address on the stack (in %.*s)\n",
+                     MTRACE_NAMEMAX, by->file, by->line, MTRACE_NAMEMAX, by->func);
+    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_traced()) {
+        mt.invalid_frees++;
+        mtrace_flush();
+        mtrace_unlock();
+    }
+    mtrace_write_all(2, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1);
+    mtrace_pending.call = 0;
+    if (!mt.keep_going)
+        abort();
+}
+
+static int mtrace_by_live(const void *a, const void *b)
+{
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    if (x->live != y->live)
+        return x->live < y->live ? 1 : -1;
+    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+/* The number of threads of the process (/proc), 0 if unknown. */
+static long mtrace_threads(void)
+{
+    char status[4096], *t;
+    if (mtrace_read_file("/proc/self/status", status, sizeof status) <= 0)
+        return 0;
+    t = strstr(status, "\nThreads:");
+    return t ? strtol(t + 9, 0, 10) : 0;
+}
+
+static int mtrace_by_at_peak(const void *a, const void *b)
+{
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    size_t u = x->seen == mt.peak_no ? x->at_peak : x->live, v = y->seen == mt.peak_no ? y->at_peak : y->live;
+    if (u != v)
+        return u < v ? 1 : -1;
+    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+/* The budget's error: the peak, its record, and the three sites that
+   held most at that moment. */
+static char *mtrace_put_budget(char *o, char *end, const char *who)
+{
+    unsigned i, *order = mtrace_sorted_sites(mtrace_by_at_peak);
+    mt.over_budget = 1;
+    o += snprintf(o, (size_t)(end - o), "%s*** MTRACE: error: peak traced memory %lu bytes exceeds the budget of %.40s"
+                  " (at record %lu)\n", who, (unsigned long)mt.max, mt.budget_text, (unsigned long)mt.peak_recno);
+    for (i = 0; order && i < mt.nsorted && i < 3 && o < end; i++) {
+        struct mtrace_sitestat *s = &mt.sites[order[i]];
+        size_t held = s->seen == mt.peak_no ? s->at_peak : s->live;
+        if (held)
+            o += snprintf(o, (size_t)(end - o), "%.*s:%d: note: %lu bytes held here at the peak (in %.*s)\n",
+                          MTRACE_NAMEMAX, s->file, s->line, (unsigned long)held, MTRACE_NAMEMAX, s->func);
+    }
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    return o < end ? o : end;
+}
+
+/* MTRACE_ALLOC_FN="f g": is `func` one of the functions named there?
+   They are wrappers: a report charges the first frame outside them. */
+static int mtrace_is_alloc_fn(const char *func)
+{
+    const char *list = mt.alloc_fns, *p;
+    size_t n = strlen(func);
+    if (!list || !n)
+        return 0;
+    for (p = list; *p; p += strcspn(p, ", ")) {
+        p += strspn(p, ", ");
+        if (strncmp(p, func, n) == 0 && (p[n] == 0 || p[n] == ',' || p[n] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
+/* Where a report charges stack s: 0 for its site, k for its frame k - 1
+   (the site and the first k - 1 callers are MTRACE_ALLOC_FN's), as long
+   as that frame has a function's name (a file and line need -g). */
+static unsigned mtrace_charged(const struct mtrace_sitestat *s)
+{
+    unsigned k = 0;
+    const struct mtrace_sym *y;
+    if (!s->parent || !mtrace_is_alloc_fn(s->func))
+        return 0;
+    while (k < s->nframes && (y = mtrace_sym_of(s->frames[k])) && y->func[0]) {
+        k++;
+        if (!mtrace_is_alloc_fn(y->func))
+            return k;
+    }
+    return 0;
+}
+
+/* Names for the frames of the stacks order[0..nstacks). */
+static void mtrace_name_stacks(const unsigned *order, unsigned nstacks)
+{
+    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
+    unsigned i, j, n = 0;
+    if (!a)
+        return;
+    for (i = 0; i < nstacks; i++)
+        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
+            a[n++] = mt.sites[order[i]].frames[j];
+    mtrace_symbolize(a, n);
+    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
+}
+
+/* A row of the summary with MTRACE_ALLOC_FN: a place charged past the
+   wrappers (a site, or a caller's return address), and what its stacks
+   held at the global peak. */
+struct mtrace_charge { uintptr_t key; const char *func, *file; int line; size_t at_peak; };
+
+static int mtrace_by_charge_key(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct mtrace_charge *)a)->key, y = ((const struct mtrace_charge *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int mtrace_by_charge_bytes(const void *a, const void *b)
+{
+    size_t x = ((const struct mtrace_charge *)a)->at_peak, y = ((const struct mtrace_charge *)b)->at_peak;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The summary's table with MTRACE_ALLOC_FN and stacks: bytes held at the
+   peak, by the place each stack is charged to (mtrace_charged). */
+static char *mtrace_put_charged(char *o, char *end, const char *who)
+{
+    unsigned i, j, *order = mtrace_sorted(mtrace_by_peak, 1);
+    struct mtrace_charge *c = order ? (struct mtrace_charge *)mtrace_pages(mt.nsorted * sizeof *c + 1) : 0;
+    if (c) {
+        mtrace_name_stacks(order, mt.nsorted);
+        for (i = 0; i < mt.nsorted; i++) {
+            const struct mtrace_sitestat *s = &mt.sites[order[i]];
+            unsigned top = mtrace_charged(s);
+            const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
+            c[i].key = y ? s->frames[top - 1] : s->parent;
+            c[i].func = y ? y->func : s->func;
+            c[i].file = y ? (y->where[0] ? y->where : "<unknown>") : s->file;
+            c[i].line = y ? -1 : s->line;
+            c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
+        }
+        qsort(c, mt.nsorted, sizeof *c, mtrace_by_charge_key);
+        for (i = j = 0; i < mt.nsorted; i++)        /* one row per place */
+            if (j && c[j - 1].key == c[i].key)
+                c[j - 1].at_peak += c[i].at_peak;
+            else
+                c[j++] = c[i];
+        qsort(c, j, sizeof *c, mtrace_by_charge_bytes);
+        o += snprintf(o, (size_t)(end - o), "%s   at peak                function   file (charged past MTRACE_ALLOC_FN)\n", who);
+        for (i = 0; i < j && i < MTRACE_ROWS && o < end; i++)
+            o += c[i].line >= 0
+                ? snprintf(o, (size_t)(end - o), "%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)c[i].at_peak,
+                           MTRACE_NAMEMAX, c[i].func, MTRACE_NAMEMAX, c[i].file, c[i].line)
+                : snprintf(o, (size_t)(end - o), "%s%10lu    %20.*s   %.*s\n", who, (unsigned long)c[i].at_peak,
+                           MTRACE_NAMEMAX, c[i].func, MTRACE_NAMEMAX, c[i].file);
+        if (j > MTRACE_ROWS && o < end)
+            o += snprintf(o, (size_t)(end - o), "%s       ...   (%u more places)\n", who, j - MTRACE_ROWS);
+    }
+    mtrace_unpages(c, mt.nsorted * sizeof *c + 1);
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    return o < end ? o : end;
+}
+
+/* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
+   in one go so that several processes do not interleave mid-line.  When
+   there are several processes (MPI ranks, fork) each line says whose it
+   is: a prefix on summary lines, a suffix on the leak errors, which keep
+   the "file:line: error:" form that editors and CI read. */
+
+static int mtrace_report(void)
+{
+    enum { QUOTED = 4 * MTRACE_PATHMAX + 64 };
+    char *q;
+    long threads;
+    size_t cap = 8192 + (size_t)MTRACE_ROWS * (2 * MTRACE_NAMEMAX + 64), leaks = 0;
+    char *out = (char *)mtrace_pages(cap), *o, *end;
+    char who[64] = "", tag[64] = "";
+    unsigned i, *order;
+    if (!out)
+        return 0;
+    o = out;
+    end = out + cap - 1;
+    if (mt.rank >= 0) {
+        snprintf(who, sizeof who, "[rank %ld] ", mt.rank);
+        snprintf(tag, sizeof tag, " (rank %ld)", mt.rank);
+    } else if (mt.child || mt.forked) {
+        snprintf(who, sizeof who, "[pid %d] ", mt.pid);
+        snprintf(tag, sizeof tag, " (pid %d)", mt.pid);
+    }
+#define MTRACE_OUT(...) (o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
+    if (mt.level <= 2) {
+        MTRACE_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)mt.maxrss);
+        MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
+               who, (unsigned long)mt.max,
+               mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
+        order = mt.depth > 1 && mt.alloc_fns ? 0 : mtrace_sorted_sites(mtrace_by_peak);
+        if (!order && mt.depth > 1)
+            o = mtrace_put_charged(o, end, who);
+        if (order && mt.nsorted) {
+            MTRACE_OUT("%s max bytes                function   file\n", who);
+            for (i = 0; i < mt.nsorted && i < MTRACE_ROWS; i++) {
+                struct mtrace_sitestat *s = &mt.sites[order[i]];
+                MTRACE_OUT("%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)s->peak,
+                       MTRACE_NAMEMAX, s->func, MTRACE_NAMEMAX, s->file, s->line);
+            }
+            if (mt.nsorted > MTRACE_ROWS)
+                MTRACE_OUT("%s       ...   (%u more sites)\n", who, mt.nsorted - MTRACE_ROWS);
+        }
+        mtrace_unpages(order, mt.maxsites * sizeof *order);
+        if (mt.incomplete)
+            MTRACE_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
+        if (mt.trace_written && (q = (char *)mtrace_pages(QUOTED * 3))) {
+            mtrace_shell_word(q, "--gnuplot=", mt.path, ".gp");
+            mtrace_shell_word(q + QUOTED, "", mt.path, "");
+            mtrace_shell_word(q + 2 * QUOTED, "", mt.path, ".gp");
+            MTRACE_OUT("%s*** MTRACE: To get a graph use: mtrace2massif %s %s && gnuplot -persist %s\n",
+                       who, q, q + QUOTED, q + 2 * QUOTED);
+            mtrace_unpages(q, QUOTED * 3);
+        }
+    }
+    if (mt.reachable_mode)
+        mtrace_find_reachable();
+    order = mtrace_sorted(mtrace_by_live, mt.depth > 0);    /* by stack, with stacks */
+    for (i = 0; order && mt.depth > 1 && i < mt.nsorted && mt.sites[order[i]].live; i++)
+        ;
+    if (i)                      /* name the stacks that leak */
+        mtrace_name_stacks(order, i);
+    for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
+        struct mtrace_sitestat *s = &mt.sites[order[i]];
+        struct mtrace_supp *sup = mtrace_suppression(s);
+        unsigned top = mtrace_charged(s);
+        const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
+        if (o + 2 * MTRACE_NAMEMAX + 4096 >= end) {     /* flush a long leak list */
+            mtrace_write_all(2, out, (size_t)(o - out));
+            o = out;
+        }
+        if (sup) {              /* expected: counted, not an error */
+            sup->bytes += s->live;
+            sup->blocks += s->nlive;
+            mt.suppressed += s->live;
+            mt.suppressed_blocks += s->nlive;
+            continue;
+        }
+        if (s->reach)
+            MTRACE_OUT("%.*s:%d: note: %lu bytes still reachable here%s\n", MTRACE_NAMEMAX, s->file, s->line,
+                       (unsigned long)s->reach, tag);
+        mt.reachable += s->reach;
+        if (s->live == s->reach)
+            continue;
+        if (!y)
+            MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
+                       (unsigned long)(s->live - s->reach), tag);
+        else                    /* charged past the MTRACE_ALLOC_FN functions */
+            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n", y->where[0] ? y->where : "<unknown>:0",
+                       (unsigned long)(s->live - s->reach), y->func, tag);
+        if (s->nframes > top && !(top && mtrace_in_main(s->frames[top - 1])))
+            o = mtrace_put_chain(o, end, s->frames, top, s->nframes);
+        mt.leaked += s->live - s->reach;
+        mt.leaked_blocks += s->nlive - s->reach_blocks;
+        leaks++;
+    }
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    if (mt.suppressed)
+        MTRACE_OUT("%s*** MTRACE: %lu bytes in %lu blocks suppressed\n", who,
+                   (unsigned long)mt.suppressed, (unsigned long)mt.suppressed_blocks);
+    for (i = 0; i < mt.nsupp; i++)
+        if (!mt.supp[i].blocks)
+            MTRACE_OUT("%.300s:%u: warning: suppression matched no leak%s\n", mt.supp_file, mt.supp[i].at, tag);
+    if (mt.budget && mt.max > mt.budget)
+        o = mtrace_put_budget(o, end, who);
+    if (leaks && !mt.reachable_mode && (threads = mtrace_threads()) > 1)
+        MTRACE_OUT("%s*** MTRACE: note: %ld other thread%s still running at exit: "
+                   "the blocks they held count as leaks\n", who, threads - 1, threads > 2 ? "s were" : " was");
+    if (mt.passed && mt.level <= 2)
+        MTRACE_OUT("%s*** MTRACE: %lu calls made by signal handlers inside the tracer were not traced\n",
+                   who, (unsigned long)mt.passed);
+    if (mt.invalid_frees)
+        MTRACE_OUT("%s*** MTRACE: %lu invalid free%s ignored\n", who,
+               (unsigned long)mt.invalid_frees, mt.invalid_frees > 1 ? "s" : "");
+    if (mt.double_frees)
+        MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
+               (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
+    else if (!leaks && !mt.invalid_frees && mt.level <= 2)
+        MTRACE_OUT("%s*** MTRACE: No memory leaks\n", who);
+#undef MTRACE_OUT
+    mtrace_write_all(2, out, (size_t)(o - out));
+    mtrace_unpages(out, cap);
+    return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
+}
+

@@ -1,0 +1,336 @@
+/* runtime/stacks.c - call stacks (MTRACE_DEPTH).
+
+   Owns: the executable segments of the loaded modules (which hold traced
+   code with frame pointers), this thread's stack bounds, the walk of a
+   traced call's callers, and the stack entries of the site table (a site
+   called through a distinct chain is an entry of its own).
+   May call: runtime/state.c, out.c, sites.c.
+
+   The callers of a traced call are found by following frame pointers,
+   which costs a load per frame.  A frame pointer is only a register
+   convention: code built without it leaves anything there.  So a frame is
+   followed only inside segments known to hold traced code compiled with
+   frame pointers (a site whose file says so marks its segment); the first
+   return address outside them is kept, truthfully, and the walk stops. */
+
+/* Is p on the calling thread's stack?  The bounds are asked once per
+   thread; only pointers mtrace does not know get here (two compares). */
+static int mtrace_on_stack(const void *p)
+{
+    struct mtrace_pending *q = &mtrace_pending;
+    if (!q->stack_hi) {
+        pthread_attr_t a;
+        void *lo;
+        size_t n;
+        q->stack_hi = 1;        /* unknown: nothing is on it */
+        if (mtrace_getattr_np(pthread_self(), &a) == 0) {
+            if (pthread_attr_getstack(&a, &lo, &n) == 0) {
+                q->stack_lo = (uintptr_t)lo;
+                q->stack_hi = (uintptr_t)lo + n;
+            }
+            pthread_attr_destroy(&a);
+        }
+    }
+    return (uintptr_t)p >= q->stack_lo && (uintptr_t)p < q->stack_hi;
+}
+
+/* The segment holding code address a among the first n, newest first (a
+   module loaded where an unloaded one was replaces it): -1 if none. */
+static int mtrace_seg_in(uintptr_t a, unsigned n)
+{
+    while (n--)
+        if (a >= mt.segs[n].lo && a < mt.segs[n].hi)
+            return (int)n;
+    return -1;
+}
+
+/* What the loader says of the module holding an address: its bias, its
+   name, and its executable segments. */
+struct mtrace_seg_query {
+    uintptr_t addr, bias;
+    const char *path;
+    unsigned n;
+    uintptr_t lo[4], hi[4];
+};
+
+/* dl_iterate_phdr's callback: is q->addr in this module (any PT_LOAD)? */
+static int mtrace_seg_match(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct mtrace_seg_query *q = (struct mtrace_seg_query *)arg;
+    int i, in = 0;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz)
+            in = 1;
+    }
+    for (i = 0; in && i < info->dlpi_phnum && q->n < 4; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            q->lo[q->n] = info->dlpi_addr + ph->p_vaddr;
+            q->hi[q->n++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    q->bias = info->dlpi_addr;
+    q->path = info->dlpi_name;
+    return in;
+}
+
+/* The program's own path (the loader names it ""), asked once. */
+static const char *mtrace_exe_path(void)
+{
+    char link[MTRACE_PATHMAX];
+    long n;
+    if (!mt.exe) {
+        n = readlink("/proc/self/exe", link, sizeof link - 1);
+        link[n > 0 ? n : 0] = 0;
+        mt.exe = (char *)mtrace_keep_name(n > 0 ? link : "?");
+    }
+    return mt.exe;
+}
+
+/* Adds the executable segments of q's module that are new (lock held). */
+static void mtrace_seg_add(const struct mtrace_seg_query *q, int traced)
+{
+    const char *path = 0;
+    unsigned k, n = mt.nsegs;
+    int i;
+    for (k = 0; k < q->n; k++) {
+        if ((i = mtrace_seg_in(q->lo[k], n)) >= 0 && mt.segs[i].lo == q->lo[k] && mt.segs[i].bias == q->bias) {
+            if (traced)
+                __atomic_store_n(&mt.segs[i].traced, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (!path)              /* copied once, for a segment that is new */
+            path = q->path && *q->path ? mtrace_keep_name(q->path) : mtrace_exe_path();
+        if (n >= MTRACE_MAXSEGS || !path)
+            break;
+        memset(&mt.segs[n], 0, sizeof mt.segs[n]);
+        mt.segs[n].lo = q->lo[k];
+        mt.segs[n].hi = q->hi[k];
+        mt.segs[n].bias = q->bias;
+        mt.segs[n].path = path;
+        mt.segs[n].traced = traced;
+        n++;
+    }
+    __atomic_store_n(&mt.nsegs, n, __ATOMIC_RELEASE);
+}
+
+/* Asks the loader for the module holding address a and adds its
+   segments; `traced`: they hold traced code.  The loader's lock is
+   taken outside ours (a thread in dlopen holds it while it allocates).
+   Stacks are on only once the tracer started: a walk before it is READY
+   (another thread, during mtrace_init) learns nothing and stops there. */
+static void mtrace_seg_learn(uintptr_t a, int traced)
+{
+    struct mtrace_seg_query q;
+    memset(&q, 0, sizeof q);
+    q.addr = a;
+    if (!dl_iterate_phdr(mtrace_seg_match, &q) || __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) != MTRACE_READY
+        || !mtrace_lock_traced())
+        return;
+    if (mt.segs)
+        mtrace_seg_add(&q, traced);
+    mtrace_unlock();
+}
+
+/* The segment of code address a, asking the loader when it is new: -1 if
+   a is in no module, or the table is full. */
+static int mtrace_seg_of(uintptr_t a)
+{
+    int i = mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
+    if (i >= 0)
+        return i;
+    mtrace_seg_learn(a, 0);
+    return mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
+}
+
+/* Site d's file keeps frame pointers: so does its module's code (mtrace-cc
+   builds all of it alike).  Its descriptor lies in the module's data. */
+static void mtrace_mark_traced(struct mtrace_site *d)
+{
+    if (__atomic_load_n(&d->frames, __ATOMIC_RELAXED) == 1) {
+        mtrace_seg_learn((uintptr_t)d, 1);
+        __atomic_store_n(&d->frames, 2, __ATOMIC_RELAXED);
+    }
+}
+
+static int mtrace_seg_traced(int i)
+{
+    return i >= 0 && __atomic_load_n(&mt.segs[i].traced, __ATOMIC_RELAXED);
+}
+
+/* The callers of the traced call made at site d by the function whose
+   frame is `frame` (saved by the call's macro, so that a call in tail
+   position, made after that function's frame was popped, still finds
+   its caller there): at most MTRACE_DEPTH - 1 return addresses into c.
+   The first is always true (the builtin gave that function a frame);
+   the next ones only while they lie in traced code.  `below`: the frame
+   of the entry point, whose prologue pushed the frame pointer first,
+   which in a tail call rewrote the saved word at `frame` with the same
+   value.  Each frame lies on this thread's stack, above the last one; a
+   return address in the last traced segment needs no lookup. */
+static void mtrace_walk(struct mtrace_chain *c, const uintptr_t *frame, struct mtrace_site *d, const void *below)
+{
+    const uintptr_t *fp = frame;
+    unsigned max = (unsigned)mt.depth - 1;
+    uintptr_t lo, hi, seglo = 0, seghi = 0, r;
+    c->n = 0;
+    if (!fp)
+        return;
+    mtrace_mark_traced(d);
+    if (!mtrace_on_stack(fp))           /* also learns the bounds */
+        return;
+    lo = mtrace_pending.stack_lo;
+    hi = mtrace_pending.stack_hi;
+    while (c->n < max) {
+        uintptr_t a = (uintptr_t)fp;
+        if (a < (uintptr_t)below || (a & 7) || a < lo || a + 8 >= hi || !(r = fp[1]))
+            break;
+        c->ret[c->n++] = r;
+        if (r - seglo >= seghi - seglo) {   /* not in the last traced segment */
+            int i = mtrace_seg_of(r);
+            if (!mtrace_seg_traced(i))
+                break;
+            seglo = mt.segs[i].lo;
+            seghi = mt.segs[i].hi;
+        }
+        below = fp + 1;
+        fp = (const uintptr_t *)fp[0];
+    }
+}
+
+static unsigned long mtrace_stack_hash(unsigned site, const struct mtrace_chain *c)
+{
+    unsigned long h = 0xcbf29ce484222325UL ^ site;
+    unsigned i;
+    for (i = 0; i < c->n; i++)
+        h = (h ^ c->ret[i]) * 0x100000001b3UL;
+    return h ^ h >> 29;
+}
+
+static int mtrace_same_stack(const struct mtrace_sitestat *s, unsigned site, const struct mtrace_chain *c)
+{
+    return s->parent == site && s->nframes == c->n && !memcmp(s->frames, c->ret, c->n * sizeof *c->ret);
+}
+
+/* Room for n return addresses in the tracer's pages: 0 if none. */
+static uintptr_t *mtrace_keep_frames(unsigned n)
+{
+    enum { CHUNK = 1 << 16 };
+    uintptr_t *copy;
+    if (!mt.framespace || (size_t)(mt.framespace_end - mt.framespace) < n) {
+        if (!(mt.framespace = (uintptr_t *)mtrace_pages(CHUNK)))
+            return 0;
+        mt.framespace_end = mt.framespace + CHUNK / sizeof *mt.framespace;
+    }
+    copy = mt.framespace;
+    mt.framespace += n;
+    return copy;
+}
+
+static int mtrace_grow_stacks(void)
+{
+    unsigned i, n = mt.nstackhash ? mt.nstackhash * 2 : 1024, mask = n - 1;
+    unsigned *hash = (unsigned *)mtrace_pages(n * sizeof *hash);
+    if (!hash)
+        return 0;
+    for (i = 0; i < mt.nstackhash; i++) {
+        unsigned j = mt.stackhash[i];
+        if (j) {
+            struct mtrace_chain c;
+            unsigned long h;
+            c.n = mt.sites[j].nframes;
+            memcpy(c.ret, mt.sites[j].frames, c.n * sizeof *c.ret);
+            for (h = mtrace_stack_hash(mt.sites[j].parent, &c); hash[h & mask]; h++)
+                ;
+            hash[h & mask] = j;
+        }
+    }
+    mtrace_unpages(mt.stackhash, mt.nstackhash * sizeof *mt.stackhash);
+    mt.stackhash = hash;
+    mt.nstackhash = n;
+    return 1;
+}
+
+/* The stack entry of site `site` called through chain c, found by its hash
+   (lock held): made on its first use; the site itself if the tables cannot
+   grow. */
+static unsigned mtrace_stack_find(unsigned site, const struct mtrace_chain *c)
+{
+    unsigned long h;
+    unsigned i, mask;
+    uintptr_t *frames;
+    if (!site || mt.nsites >= MTRACE_MAXSITES || (mt.nsites + 1 >= mt.maxsites && !mtrace_grow_sites())
+        || ((mt.nstacks + 1) * 4 >= mt.nstackhash * 3 && !mtrace_grow_stacks()))
+        return site;
+    mask = mt.nstackhash - 1;
+    for (h = mtrace_stack_hash(site, c); (i = mt.stackhash[h & mask]); h++)
+        if (mtrace_same_stack(&mt.sites[i], site, c))
+            return i;
+    if (!(frames = mtrace_keep_frames(c->n ? c->n : 1)))
+        return site;
+    memcpy(frames, c->ret, c->n * sizeof *c->ret);
+    i = mt.nsites++;
+    mt.sites[i] = mt.sites[site];
+    mt.sites[i].id = 0;
+    mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = mt.sites[i].nlive = 0;
+    mt.sites[i].reach = mt.sites[i].reach_blocks = mt.sites[i].at_peak = mt.sites[i].seen = 0;
+    mt.sites[i].parent = site;
+    mt.sites[i].nframes = c->n;
+    mt.sites[i].frames = frames;
+    mt.sites[i].last = 0;
+    mt.stackhash[h & mask] = i;
+    mt.nstacks++;
+    return i;
+}
+
+/* The stack entry of site `site` called through chain c (lock held), the
+   one it used last first: no hash to compute when it comes again. */
+static MTRACE_HOT unsigned mtrace_stack_index(unsigned site, const struct mtrace_chain *c)
+{
+    unsigned last = mt.sites[site].last;
+    if (last && mtrace_same_stack(&mt.sites[last], site, c))
+        return last;
+    last = mtrace_stack_find(site, c);  /* may move mt.sites: stored after */
+    mt.sites[site].last = last;
+    return last;
+}
+
+/* The entry a traced call is counted under (lock held): its site, or with
+   stacks, its site's entry for the chain c. */
+static MTRACE_HOT unsigned mtrace_where(struct mtrace_site *d, const struct mtrace_chain *c)
+{
+    unsigned site = mtrace_site_index(d);
+    return mt.depth && site ? mtrace_stack_index(site, c) : site;
+}
+
+/* MTRACE_DEPTH=N at start: frames per stack, 0 for none; a value that is
+   not a number of frames gets one warning and no stacks. */
+static void mtrace_read_depth(void)
+{
+    const char *v = mtrace_getenv("MTRACE_DEPTH");
+    char *end, msg[256];
+    long n;
+    if (!v || !*v)
+        return;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (*end || errno || n < 0) {
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_DEPTH=%.100s is not a number of frames: no call stacks\n", v);
+        mtrace_say(msg);
+        return;
+    }
+    if (n > MTRACE_MAXDEPTH) {
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_DEPTH=%ld: call stacks of %d frames at most\n", n, MTRACE_MAXDEPTH);
+        mtrace_say(msg);
+        n = MTRACE_MAXDEPTH;
+    }
+    if (n == 0 || !(mt.segs = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *mt.segs)))
+        return;
+    mt.depth = (int)n;
+    if ((v = mtrace_getenv("MTRACE_ALLOC_FN")) && *v)
+        mt.alloc_fns = mtrace_keep_name(v);     /* the environment may change */
+}
+

@@ -1,0 +1,108 @@
+/* runtime/state.c - the state, the lock, the tracer's own pages.
+
+   Owns: the definitions of mtrace_state_ (mt), pmtrace and mtrace_pending,
+   the sites of calls nobody announced, the lock and the entry to it for a
+   traced call, and the pages the tracer's tables live in.
+   May call: runtime/platform.c only. */
+
+MTRACE_API __thread struct mtrace_pending mtrace_pending __attribute__((tls_model("initial-exec")));
+MTRACE_API volatile struct mtrace_pmtrace pmtrace = { 0, 0, 0, 0, 0, 0, 0, 0, "", -1 };
+MTRACE_SHARED struct mtrace_state mtrace_state_;    /* zero: no data in the file */
+#define mt mtrace_state_
+
+/* pmtrace is volatile for the program's sake (see mtrace.h): the tracer
+   keeps its own copy of the figures and stores them there. */
+static void mtrace_publish(void)
+{
+    pmtrace.total = mt.total;
+    pmtrace.max = mt.max;
+    pmtrace.nr = mt.nr;
+    pmtrace.maxrss = mt.maxrss;
+    pmtrace.overhead = mt.overhead;
+    pmtrace.maxoverhead = mt.maxoverhead;
+    pmtrace.startrss = mt.startrss;
+    pmtrace.fd = mt.fd;
+}
+
+/* Sites of calls whose caller announced nothing: through a pointer taken
+   to malloc in traced code, or from code compiled without mtrace. */
+static struct mtrace_site mtrace_unknown_site = { "?", "<unknown>", 0, 0, 0 };
+static struct mtrace_site mtrace_untraced_site = { "?", "<code-without-mtrace>", 0, 0, 0 };
+
+/* Is this thread the one in fork() (it holds the lock: see fork)?  Read
+   by the others while they wait, written by the forking thread. */
+static MTRACE_HOT int mtrace_forking_here(void)
+{
+    return __atomic_load_n(&mt.forking, __ATOMIC_RELAXED) == &mtrace_pending;
+}
+
+/* The lock: a spinlock that yields early (with more threads than cores,
+   spinning on a lock whose holder is not running wastes the core it
+   needs), and no atomic operation at all while the process has one
+   thread (glibc clears __libc_single_threaded for good in the first
+   pthread_create, outside any critical section). */
+static MTRACE_HOT void mtrace_lock(void)
+{
+    int spins = 0;
+    if (mtrace_single_threaded)
+        return;
+    while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
+        if (mtrace_forking_here())
+            return;             /* another atfork handler allocating: see fork */
+        do {
+            if (++spins % 2 == 0)
+                mtrace_sched_yield();
+            else
+                MTRACE_PAUSE();
+        } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
+    }
+}
+
+static MTRACE_HOT void mtrace_unlock(void)
+{
+    if (!mtrace_single_threaded && !mtrace_forking_here())
+        __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mtrace_pending.busy = 0;
+}
+
+/* Takes the lock for a traced call once the tracer is READY: 0 (and no
+   lock) if a signal handler interrupted the tracer on this thread (its
+   call passes through untraced and is counted), or tracing ended while
+   this thread waited. */
+static MTRACE_HOT int mtrace_lock_traced(void)
+{
+    if (mtrace_pending.busy) {  /* a signal handler interrupted us here */
+        __atomic_add_fetch(&mt.passed, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    mtrace_pending.busy = 1;    /* coming in */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mtrace_lock();
+    mtrace_pending.busy = 2;    /* holding the lock */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (mt.state == MTRACE_READY)
+        return 1;
+    mtrace_unlock();
+    return 0;
+}
+
+/* The tracer's own memory comes from mmap: never from the allocator it
+   watches, so it cannot recurse or disturb the program's heap. */
+static void *mtrace_pages(size_t bytes)
+{
+    void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    pmtrace.overhead = mt.overhead += bytes;
+    return p;
+}
+
+static void mtrace_unpages(void *p, size_t bytes)
+{
+    if (p) {
+        munmap(p, bytes);
+        pmtrace.overhead = mt.overhead -= bytes;
+    }
+}
+
