@@ -77,6 +77,11 @@ examples/example: examples/example.c $(RUNTIME)
 # Single suites: `make test SUITES="tracer ms_print"`, or these.
 test-ecosystem: all
 	bash tests/ecosystem.sh
+# random valid and damaged traces and Massif files against a model of the
+# converters' contract (tests/convmodel/README.md); not yet in `make test`:
+# one known failure remains (a trace cut one byte into a record)
+test-convmodel: mtrace2massif ms_print
+	bash tests/convmodel/run.sh $(SEEDS)
 
 # libFuzzer + ASan/UBSan (clang) on both tools, FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 600
@@ -157,5 +162,5 @@ clean:
 	rm -f $(TOOLS) $(LIBS) mtrace.pic.o examples/example examples/example.trace examples/massif.out.example.trace
 	rm -rf build
 
-.PHONY: all test test-sanitize test-ecosystem demo fuzz fuzz-ms_print fuzz-mtrace2massif \
+.PHONY: all test test-sanitize test-ecosystem test-convmodel demo fuzz fuzz-ms_print fuzz-mtrace2massif \
 	bench-ms_print bench-mtrace2massif install uninstall clean

@@ -84,7 +84,9 @@ static struct tree *make_tree(struct conv *c)
 {
     size_t n = 0;
     put_entry(c, &n, c->p.heap, 0, 0);
-    c->sn.build[0].nkids = put_children(c, 0, sig_size(c), c->sn.scratch, &n);
+    /* put_children may move c->sn.build: its result is stored after */
+    uint32_t kids = put_children(c, 0, sig_size(c), c->sn.scratch, &n);
+    c->sn.build[0].nkids = kids;
     struct tree *t = malloc(sizeof *t + n * sizeof t->e[0]);
     if (!t)
         tool_fail(&c->e, "out of memory");

@@ -189,7 +189,7 @@ void graph(struct ctx *c)
         prev_ch = ch;
     }
 
-    char ylab[64], xlab[64];
+    char ylab[400], xlab[400];     /* Perl prints every digit: DBL_MAX has 309 */
     const char *yunit, *xunit;
     label(peak, 0, ylab, sizeof ylab, &yunit);
     if (c->tu.n == 1 && c->tu.p[0] == 'i')

@@ -69,6 +69,8 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
         mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
     b->addr = (uintptr_t)p;
     b->word = (uint64_t)size << (MTRACE_SITE_BITS + 1) | site;
+    if (size > t->largest)
+        t->largest = size;
     mtrace_count(op, site, size);
 }
 
@@ -76,8 +78,9 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
 static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, struct mtrace_site *by, int op)
 {
     mtrace_count(op, mtrace_b_site(b), mtrace_b_size(b));
-    b->word = (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1) | MTRACE_FREED | mtrace_b_site(b);
+    b->word = (uint64_t)t->epoch << MTRACE_EPOCH_SHIFT | (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1)
+        | MTRACE_FREED | mtrace_b_site(b);
     t->nlive--;
-    t->nfreed++;
+    mtrace_tombstone_made(t);
 }
 

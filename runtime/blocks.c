@@ -33,7 +33,12 @@ static MTRACE_HOT size_t mtrace_b_size(const struct mtrace_block *b)      /* liv
 
 static MTRACE_HOT unsigned mtrace_b_freed_by(const struct mtrace_block *b) /* tombstones */
 {
-    return (unsigned)(b->word >> (MTRACE_SITE_BITS + 1));
+    return (unsigned)(b->word >> (MTRACE_SITE_BITS + 1)) & MTRACE_MAXSITES;
+}
+
+static MTRACE_HOT unsigned mtrace_b_epoch(const struct mtrace_block *b)    /* tombstones */
+{
+    return (unsigned)(b->word >> MTRACE_EPOCH_SHIFT);
 }
 
 static MTRACE_HOT int mtrace_freed(const struct mtrace_block *b)
@@ -174,6 +179,8 @@ static int mtrace_grow_dir(struct mtrace_table *t)
         return 0;
     }
     t->n = cap;
+    if (!n)                     /* a new table: its first epoch */
+        t->epoch_left = mt.freed_max / MTRACE_EPOCHS;
     for (i = 0; i < n; i++)
         if (old[i].slots)
             *mtrace_range_find(t, (uintptr_t)(old[i].key >> MTRACE_KEY_RANGE << MTRACE_RANGE_BITS)) = old[i];
@@ -181,54 +188,91 @@ static int mtrace_grow_dir(struct mtrace_table *t)
     return 1;
 }
 
-/* Makes room in a full or `crowded` bucket for one more entry: the next
-   size up; or, when its tombstones outnumber its live blocks, the same
-   size without the tombstones (the oldest double frees in that range then
-   go unnoticed); or, crowded with MTRACE_SPARSE_AT slots or more and
-   MTRACE_SPARSE of them an entry, a size for its entries with hashed
-   homes (mtrace_home).  A bucket rid of its tombstones keeps its size:
-   the range's next blocks spread over it as the last ones did (a parser
-   frees a document and parses the next in the same memory).  Shrunk to
-   its live blocks, it grew back a step at a time on every round: the
-   JSON pipeline in one thread rebuilt buckets 13,270 times, moving 6.6 M
-   entries (4 per call); now 1,582 times, 1.8 M entries. */
-#define MTRACE_SPARSE 16
-#define MTRACE_SPARSE_AT 4096   /* a range filling up from one end is not a corner */
-static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, int crowded)
+/* Is tombstone b older than the last `keep` epochs of table t? */
+static int mtrace_too_old(const struct mtrace_table *t, const struct mtrace_block *b, unsigned keep)
 {
-    unsigned class = mtrace_p_class(p), to = 0, hashed = (unsigned)p->key & MTRACE_KEY_HASHED;
-    size_t i, cap = mtrace_cap(class), live = 0, was = mtrace_p_used(p), used = 0;
+    return mtrace_freed(b) && ((t->epoch - mtrace_b_epoch(b)) & MTRACE_EPOCH_MASK) >= keep;
+}
+
+/* Moves range p's entries into a new bucket of class `to`, homes hashed or
+   not, leaving out the tombstones older than the last `keep` epochs (all
+   are kept with MTRACE_EPOCH_MASK + 1).  0 if no bucket can be had. */
+static int mtrace_rehash(struct mtrace_table *t, struct mtrace_range *p, unsigned to, unsigned hashed,
+                         unsigned keep)
+{
+    unsigned class = mtrace_p_class(p);
+    size_t i, cap = mtrace_cap(class), was = mtrace_p_used(p), used = 0;
     struct mtrace_block *old = p->slots, *b;
-    int keep_freed;
-    for (i = 0; i < cap; i++)
-        live += old[i].addr && !mtrace_freed(&old[i]);
-    keep_freed = was - live <= live;
-    while (to < MTRACE_CLASSES - 1 && ((keep_freed ? was : live) + 1) * 4 > mtrace_cap(to) * 3)
-        to++;
-    if (crowded && !hashed && cap >= MTRACE_SPARSE_AT && (was + 1) * MTRACE_SPARSE <= cap) {
-        hashed = MTRACE_KEY_HASHED;
-        to = to + 2 < class ? to + 2 : class;   /* under half full: probes short */
-    }
-    else if (!keep_freed && to < class)
-        to = class;
-    else if (keep_freed && to <= class) {
-        if (class == MTRACE_CLASSES - 1)
-            return 1;           /* crowded, but as large as a bucket gets */
-        to = class + 1;
-    }
     if (!(b = mtrace_bucket_new(t, to)))
         return 0;
     p->slots = b;
     p->key = p->key >> MTRACE_KEY_RANGE << MTRACE_KEY_RANGE | hashed | to;
     for (i = 0; i < cap; i++)
-        if (old[i].addr && (keep_freed || !mtrace_freed(&old[i]))) {
+        if (old[i].addr && !mtrace_too_old(t, &old[i], keep)) {
             *mtrace_in_bucket(p, old[i].addr) = old[i];
             used++;
         }
     p->key |= (uint64_t)used << MTRACE_KEY_USED;
     t->nfreed -= was - used;
+    t->forgotten += was - used;
     mtrace_bucket_free(t, old, class);
     return 1;
+}
+
+/* Makes room in a full or `crowded` bucket for one more entry: the next
+   size up, tombstones and all (what the program does in the rest of the
+   range never makes the tracer forget a freed block there: only
+   MTRACE_FREED_MAX does, oldest first, mtrace_forget_oldest); or,
+   crowded with MTRACE_SPARSE_AT slots or more and MTRACE_SPARSE of them
+   an entry, a size for its entries with hashed homes (mtrace_home).  At
+   most 4096 glibc blocks start in a range (16-byte alignment), so a heap
+   range's bucket stays well below the largest. */
+#define MTRACE_SPARSE 16
+#define MTRACE_SPARSE_AT 4096   /* a range filling up from one end is not a corner */
+static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, int crowded)
+{
+    unsigned class = mtrace_p_class(p), to = 0, hashed = (unsigned)p->key & MTRACE_KEY_HASHED;
+    size_t cap = mtrace_cap(class), was = mtrace_p_used(p);
+    while (to < MTRACE_CLASSES - 1 && (was + 1) * 4 > mtrace_cap(to) * 3)
+        to++;
+    if (crowded && !hashed && cap >= MTRACE_SPARSE_AT && (was + 1) * MTRACE_SPARSE <= cap) {
+        hashed = MTRACE_KEY_HASHED;
+        to = to + 2 < class ? to + 2 : class;   /* under half full: probes short */
+    } else if (to <= class) {
+        if (class == MTRACE_CLASSES - 1)
+            return 1;           /* crowded, but as large as a bucket gets */
+        to = class + 1;
+    }
+    return mtrace_rehash(t, p, to, hashed, MTRACE_EPOCH_MASK + 1);
+}
+
+/* More than MTRACE_FREED_MAX tombstones: forgets those of the oldest
+   epochs, all but the last MTRACE_EPOCHS - 1, so that at most 15/16 of
+   the budget stay (the frees of an epoch number budget/16).  The whole
+   table is read, once per budget/16 new tombstones at the most: a
+   program that reuses its addresses, as most do, never gets here. */
+static void mtrace_forget_oldest(struct mtrace_table *t)
+{
+    size_t r, i;
+    for (r = 0; r < t->n; r++) {
+        struct mtrace_range *p = &t->dir[r];
+        size_t cap = p->slots ? mtrace_cap(mtrace_p_class(p)) : 0;
+        for (i = 0; i < cap && !mtrace_too_old(t, &p->slots[i], MTRACE_EPOCHS - 1); i++)
+            ;
+        if (i < cap)
+            mtrace_rehash(t, p, mtrace_p_class(p), (unsigned)p->key & MTRACE_KEY_HASHED, MTRACE_EPOCHS - 1);
+    }
+}
+
+/* A tombstone was just made: counts it in its epoch, and keeps to the budget. */
+static MTRACE_HOT void mtrace_tombstone_made(struct mtrace_table *t)
+{
+    if (--t->epoch_left == 0) {
+        t->epoch = (t->epoch + 1) & MTRACE_EPOCH_MASK;
+        t->epoch_left = mt.freed_max / MTRACE_EPOCHS;
+    }
+    if (++t->nfreed > mt.freed_max)
+        mtrace_forget_oldest(t);
 }
 
 /* Slots from `from` forward to `to` in a bucket of `cap`, wrapping. */

@@ -92,14 +92,16 @@ static struct mtrace_supp *mtrace_suppression(const struct mtrace_sitestat *s)
     return 0;
 }
 
-/* MTRACE_MAX_HEAP=SIZE: bytes, or with K, M or G (1024, 1024^2, 1024^3). */
-static void mtrace_read_budget(void)
+/* A count or size from the environment: a number, or with K, M or G
+   (1024, 1024^2, 1024^3); 0 when unset, and with a warning (what it
+   should be, what is done instead) when it is not one. */
+static size_t mtrace_read_size(const char *var, const char *should, const char *instead)
 {
-    const char *text = mtrace_getenv("MTRACE_MAX_HEAP");
+    const char *text = mtrace_getenv(var);
     char *end;
     unsigned long long v;
     if (!text || !*text)
-        return;
+        return 0;
     errno = 0;
     v = strtoull(text, &end, 10);
     if (*end == 'K' || *end == 'k')
@@ -108,14 +110,29 @@ static void mtrace_read_budget(void)
         v <<= 20, end++;
     else if (*end == 'G' || *end == 'g')
         v <<= 30, end++;
-    if (*end || end == text || errno || !v || *text == '-') {
+    if (*end || end == text || errno || !v || *text == '-' || v != (size_t)v) {
         char msg[256];
-        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_MAX_HEAP=%.100s is not a size (bytes, or with K, M or G): no budget\n", text);
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: %s=%.100s is not %s: %s\n", var, text, should, instead);
         mtrace_say(msg);
-        return;
+        return 0;
     }
-    mt.budget = (size_t)v;
-    mt.budget_text = text;
+    return (size_t)v;
+}
+
+/* MTRACE_MAX_HEAP=SIZE: a budget for the traced peak, in bytes. */
+static void mtrace_read_budget(void)
+{
+    if ((mt.budget = mtrace_read_size("MTRACE_MAX_HEAP", "a size (bytes, or with K, M or G)", "no budget")))
+        mt.budget_text = mtrace_getenv("MTRACE_MAX_HEAP");
+}
+
+/* MTRACE_FREED_MAX=N: the freed blocks whose double free is still caught,
+   the most recent N per table (at least MTRACE_EPOCHS). */
+static void mtrace_read_freed_max(void)
+{
+    size_t n = mtrace_read_size("MTRACE_FREED_MAX", "a number of blocks (or with K, M or G)",
+                                "the default, 1M");
+    mt.freed_max = !n ? MTRACE_FREED_DEFAULT : n < MTRACE_EPOCHS ? MTRACE_EPOCHS : n;
 }
 
 /* MTRACE_REPORT: what the summary and the leak report hold, as JSON
@@ -129,7 +146,8 @@ static void mtrace_write_json(int status)
     const struct { const char *key; size_t value; } figures[] = {   /* in doc/report-json.md's order */
         { "max_rss_bytes", mt.maxrss }, { "peak_bytes", mt.max }, { "peak_record", mt.peak_recno },
         { "records", mt.nr }, { "tracer_bytes_at_peak", mt.maxoverhead },
-        { "double_frees", mt.double_frees }, { "leaked_bytes", mt.leaked },
+        { "double_frees", mt.double_frees }, { "invalid_frees", mt.invalid_frees },
+        { "freed_forgotten", mt.heap.forgotten + mt.pool.forgotten }, { "leaked_bytes", mt.leaked },
         { "leaked_blocks", mt.leaked_blocks }, { "suppressed_bytes", mt.suppressed },
         { "suppressed_blocks", mt.suppressed_blocks }, { "reachable_bytes", mt.reachable },
         { "untraced_signal_calls", mt.passed } };

@@ -92,6 +92,8 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struc
             return 0;
         }
         mtrace_unlock();
+        if (mtrace_invalid_free(d, "realloc", p, c, 0))
+            return 0;           /* continuing: nothing */
     }
     return mtrace_traced(mtrace_libc_realloc(p, n), n, d, c, first);
 }
@@ -167,9 +169,7 @@ MTRACE_API void mtrace_free(void *p)
 {
     struct mtrace_site *d = mtrace_enter("free", mtrace_take((uintptr_t)p));
     int known = mtrace_release(&mt.heap, p, d, mt.interposed, (const uintptr_t *)mtrace_pending.taken_frame);
-    if (known == 2 && mtrace_on_stack(p))
-        mtrace_invalid_free(d);
-    else if (known)
+    if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, 0, (const uintptr_t *)mtrace_pending.taken_frame)))
         mtrace_libc_free(p);
     mtrace_leave(0);
 }

@@ -35,9 +35,10 @@ enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
 
 /* A block the program got from a traced call, in 16 bytes: its address,
    and one word holding its site (the low 20 bits), a freed flag, and its
-   size, or once freed the site of the free.  The entry stays as a
-   tombstone until the C library hands the address out again, so a second
-   free can name both places. */
+   size, or once freed the site of the free and the age of the free (its
+   epoch, see mtrace_forget_oldest).  The entry stays as a tombstone until
+   the C library hands the address out again, so a second free can name
+   both places, or until MTRACE_FREED_MAX newer tombstones push it out. */
 struct mtrace_block {
     uintptr_t addr;
     uint64_t word;
@@ -45,6 +46,10 @@ struct mtrace_block {
 #define MTRACE_SITE_BITS 20
 #define MTRACE_MAXSITES ((1u << MTRACE_SITE_BITS) - 1)
 #define MTRACE_FREED ((uint64_t)1 << MTRACE_SITE_BITS)
+#define MTRACE_EPOCH_SHIFT (2 * MTRACE_SITE_BITS + 1)     /* a tombstone's epoch: */
+#define MTRACE_EPOCH_MASK ((1u << (64 - MTRACE_EPOCH_SHIFT)) - 1)   /* its top 23 bits */
+#define MTRACE_EPOCHS 16            /* MTRACE_FREED_MAX / MTRACE_EPOCHS frees an epoch */
+#define MTRACE_FREED_DEFAULT (1 << 20)  /* tombstones kept: about 21 MiB of table at most */
 
 /* Blocks by address, in two levels (see "---- blocks ----"): a directory
    of the 64 KiB ranges of addresses that hold blocks, and per range a
@@ -60,6 +65,10 @@ struct mtrace_table {
     struct mtrace_range *dir;    /* open addressing, linear probing, at most half full */
     size_t n, nranges;          /* directory slots, ranges in it */
     size_t nlive, nfreed;       /* entries: live blocks, tombstones */
+    unsigned epoch;             /* the epoch new tombstones get, */
+    size_t epoch_left;          /* ...for this many more frees */
+    size_t forgotten;           /* tombstones forgotten for MTRACE_FREED_MAX */
+    size_t largest;             /* the largest block it ever held (mtrace_holder) */
     struct mtrace_block *spare[MTRACE_CLASSES];    /* buckets given back, by class */
     char *cut, *cut_end;        /* the mapped space new buckets are cut from */
     size_t mapped;              /* bytes mapped for buckets so far */
@@ -172,6 +181,7 @@ struct mtrace_state {
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees, invalid_frees;
+    size_t freed_max;           /* MTRACE_FREED_MAX: tombstones kept per table */
     char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
                                    start (not in the state: the one-line use would
                                    keep a copy of the state's space per file) */

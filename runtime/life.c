@@ -286,6 +286,7 @@ static void mtrace_init(void)
     mtrace_catch_signals();
     mtrace_read_suppressions();
     mtrace_read_budget();
+    mtrace_read_freed_max();
     mtrace_read_depth();
     mt.reachable_mode = mtrace_getenv("MTRACE_LEAK_CHECK") && !strcmp(mtrace_getenv("MTRACE_LEAK_CHECK"), "reachable");
     mtrace_grow_sites();

@@ -62,6 +62,7 @@ MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
 MTRACE_LIBC(char *, mtrace_getenv, (const char *), secure_getenv);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
 MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
+MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
 
 /* The C library's allocator.  On glibc the program also defines malloc,
    calloc, realloc and free itself (see the interposers at the end), so

@@ -26,24 +26,25 @@ static char *mtrace_put_place(char *o, char *end, const struct mtrace_place *p, 
     return o < end ? o : end;
 }
 
-/* A second free (or realloc) of a traced block.  Called with the lock held;
-   releases it.  With stacks, the bad call's callers (`bad`, or walked from
-   its entry point's `frame`) and the allocation's are shown; the first
-   free is shown by its site.  Aborts, unless told to continue
+/* A bad free or realloc at `by` (lock held; released here): the error
+   `what`, then for a block (`alloc`, its entry; 0 for none) where it was
+   allocated and (`freed`, 0 for none) first freed; with stacks, the bad
+   call's callers (`bad`, or walked from its entry point's `frame`) and
+   the allocation's.  Counted in *count.  Aborts, unless told to continue
    (MTRACE_DOUBLE_FREE). */
-static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, const char *what,
-                               const struct mtrace_chain *bad, const uintptr_t *frame)
+static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned alloc, unsigned freed,
+                            const struct mtrace_chain *bad, const uintptr_t *frame, size_t *count)
 {
     char msg[3 * MTRACE_NAMEMAX + 2 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
     struct mtrace_place place[3];
     struct mtrace_chain chain[2];
-    const struct mtrace_sitestat *alloc = &mt.sites[mtrace_b_site(b)];
+    const struct mtrace_sitestat *a = &mt.sites[alloc];
     mtrace_get_place(&place[0], mtrace_site_index(by));
-    mtrace_get_place(&place[1], mtrace_b_site(b));
-    mtrace_get_place(&place[2], mtrace_b_freed_by(b));
-    chain[1].n = alloc->parent ? alloc->nframes : 0;
-    memcpy(chain[1].ret, alloc->frames, chain[1].n * sizeof *chain[1].ret);
-    mt.double_frees++;
+    mtrace_get_place(&place[1], alloc);
+    mtrace_get_place(&place[2], freed);
+    chain[1].n = alloc && a->parent ? a->nframes : 0;
+    memcpy(chain[1].ret, a->frames, chain[1].n * sizeof *chain[1].ret);
+    (*count)++;
     mtrace_flush();
     mtrace_unlock();
     if (bad)
@@ -53,38 +54,135 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
     else
         chain[0].n = 0;
     if (chain[0].n + chain[1].n) {
-        uintptr_t a[2 * MTRACE_MAXDEPTH];
-        memcpy(a, chain[0].ret, chain[0].n * sizeof *a);
-        memcpy(a + chain[0].n, chain[1].ret, chain[1].n * sizeof *a);
-        mtrace_symbolize(a, chain[0].n + chain[1].n);
+        uintptr_t addrs[2 * MTRACE_MAXDEPTH];
+        memcpy(addrs, chain[0].ret, chain[0].n * sizeof *addrs);
+        memcpy(addrs + chain[0].n, chain[1].ret, chain[1].n * sizeof *addrs);
+        mtrace_symbolize(addrs, chain[0].n + chain[1].n);
     }
     o = mtrace_put_place(o, end, &place[0], "error", what);
     o = mtrace_put_chain(o, end, chain[0].ret, 0, chain[0].n);
-    o = mtrace_put_place(o, end, &place[1], "note", "the block was allocated here");
-    o = mtrace_put_chain(o, end, chain[1].ret, 0, chain[1].n);
-    o = mtrace_put_place(o, end, &place[2], "note", "and first freed here");
+    if (alloc) {
+        o = mtrace_put_place(o, end, &place[1], "note", "the block was allocated here");
+        o = mtrace_put_chain(o, end, chain[1].ret, 0, chain[1].n);
+    }
+    if (freed)
+        o = mtrace_put_place(o, end, &place[2], "note", "and first freed here");
     mtrace_write_all(2, msg, (size_t)(o - msg));
     mtrace_pending.call = 0;            /* the abort is ours: no "died in" note */
     if (!mt.keep_going)
         abort();
 }
 
-/* free() of an address on the caller's stack: said like a double free,
-   with the trace flushed, then abort (or go on: MTRACE_DOUBLE_FREE). */
-static void mtrace_invalid_free(struct mtrace_site *by)
+/* A second free (or realloc) of traced block b, a tombstone (lock held;
+   released here). */
+static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, const char *what,
+                               const struct mtrace_chain *bad, const uintptr_t *frame)
 {
-    char msg[2 * MTRACE_NAMEMAX + 128];
-    int n = snprintf(msg, sizeof msg, "%.*s:%d: error: free of an address on the stack (in %.*s)\n",
-                     MTRACE_NAMEMAX, by->file, by->line, MTRACE_NAMEMAX, by->func);
-    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_traced()) {
-        mt.invalid_frees++;
-        mtrace_flush();
-        mtrace_unlock();
+    mtrace_bad_call(by, what, mtrace_b_site(b), mtrace_b_freed_by(b), bad, frame, &mt.double_frees);
+}
+
+/* The live block of table t that holds address p (not at its start), or
+   0.  Blocks under 64 KiB that hold p start in p's range or the one
+   before; larger ones up to the largest the table ever held, found range
+   by range (or, when there are fewer ranges than that, by reading the
+   directory).  Only for an address the table does not know. */
+static struct mtrace_block *mtrace_holder(struct mtrace_table *t, uintptr_t p)
+{
+    uint64_t r = mtrace_range_no(p), reach = (t->largest >> MTRACE_RANGE_BITS) + 1, k;
+    size_t i, j;
+    for (k = 0; t->dir && k <= reach && k <= r; k++) {
+        struct mtrace_range *q;
+        if (reach > t->nranges) {               /* read the directory instead */
+            for (i = 0; i < t->n; i++)
+                for (j = 0; t->dir[i].slots && r - (t->dir[i].key >> MTRACE_KEY_RANGE) <= reach
+                     && j < mtrace_cap(mtrace_p_class(&t->dir[i])); j++) {
+                    struct mtrace_block *b = &t->dir[i].slots[j];
+                    if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
+                        return b;
+                }
+            return 0;
+        }
+        q = mtrace_range_find(t, (uintptr_t)((r - k) << MTRACE_RANGE_BITS));
+        for (j = 0; q->slots && j < mtrace_cap(mtrace_p_class(q)); j++) {
+            struct mtrace_block *b = &q->slots[j];
+            if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
+                return b;
+        }
     }
-    mtrace_write_all(2, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1);
-    mtrace_pending.call = 0;
-    if (!mt.keep_going)
-        abort();
+    return 0;
+}
+
+/* dl_iterate_phdr's callback: is the address in a loaded module's image? */
+static int mtrace_in_image(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uintptr_t a = *(const uintptr_t *)arg;
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
+/* Does a mapping start exactly at page-aligned address a (/proc/self/maps)?
+   No block of the C library's does: its header lies before it. */
+static int mtrace_mapping_starts(uintptr_t a)
+{
+    enum { MAX = 1 << 20 };
+    char *maps = (char *)mtrace_pages(MAX), *line;
+    int found = 0;
+    if (maps && mtrace_read_file("/proc/self/maps", maps, MAX) > 0)
+        for (line = maps; line && *line && !found; line = strchr(line, '\n'), line = line ? line + 1 : 0)
+            found = (uintptr_t)strtoull(line, 0, 16) == a;
+    mtrace_unpages(maps, MAX);
+    return found;
+}
+
+/* A free or realloc (`call`) at `by` of address p, which the block table
+   does not know: reported, and 1 (the call does nothing), when p cannot be
+   a block of any allocator: on the stack, inside a traced block (when
+   mtrace sees every free: the interposers), in a module's static data or
+   code, not mapped, or at the start of a mapping (mmap's).  Else 0: it
+   may come from code mtrace does not see, and goes to the C library. */
+static int mtrace_invalid_free(struct mtrace_site *by, const char *call, const void *p,
+                               const struct mtrace_chain *bad, const uintptr_t *frame)
+{
+    char what[256];
+    uintptr_t a = (uintptr_t)p;
+    struct mtrace_block *b;
+    unsigned alloc = 0;
+    int saved = errno, image;
+    what[0] = 0;
+    if (!mtrace_lock_traced())
+        return 0;
+    if (mtrace_on_stack(p))
+        snprintf(what, sizeof what, "%s of an address on the stack", call);
+    else if (mt.interposed && (b = mtrace_holder(&mt.heap, a))) {
+        alloc = mtrace_b_site(b);
+        snprintf(what, sizeof what, "%s of an address %lu bytes into a %lu-byte block", call,
+                 (unsigned long)(a - b->addr), (unsigned long)mtrace_b_size(b));
+    } else {
+        mtrace_unlock();        /* the loader's lock is taken outside ours */
+        image = dl_iterate_phdr(mtrace_in_image, &a);
+        if (!mtrace_lock_traced())
+            return 0;
+        if (image)
+            snprintf(what, sizeof what, "%s of an address in static data", call);
+        else if (mtrace_msync((void *)(a & ~(uintptr_t)4095), 1, MS_ASYNC) != 0 && errno == ENOMEM)
+            snprintf(what, sizeof what, "%s of an address that is not mapped", call);
+        else if ((a & 4095) == 0 && mtrace_mapping_starts(a))
+            snprintf(what, sizeof what, "%s of an address from mmap, not from an allocator", call);
+        errno = saved;
+        if (!what[0]) {
+            mtrace_unlock();
+            return 0;
+        }
+    }
+    mtrace_bad_call(by, what, alloc, 0, bad, frame, &mt.invalid_frees);
+    return 1;
 }
 
 static int mtrace_by_live(const void *a, const void *b)
@@ -248,6 +346,7 @@ static int mtrace_report(void)
     enum { QUOTED = 4 * MTRACE_PATHMAX + 64 };
     char *q;
     long threads;
+    size_t forgotten;
     size_t cap = 8192 + (size_t)MTRACE_ROWS * (2 * MTRACE_NAMEMAX + 64), leaks = 0;
     char *out = (char *)mtrace_pages(cap), *o, *end;
     char who[64] = "", tag[64] = "";
@@ -350,6 +449,9 @@ static int mtrace_report(void)
     if (mt.passed && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: %lu calls made by signal handlers inside the tracer were not traced\n",
                    who, (unsigned long)mt.passed);
+    if ((forgotten = mt.heap.forgotten + mt.pool.forgotten) && mt.level <= 2)
+        MTRACE_OUT("%s*** MTRACE: %lu freed blocks forgotten (MTRACE_FREED_MAX=%lu): "
+                   "a double free of one of them would have gone unseen\n", who, (unsigned long)forgotten, (unsigned long)mt.freed_max);
     if (mt.invalid_frees)
         MTRACE_OUT("%s*** MTRACE: %lu invalid free%s ignored\n", who,
                (unsigned long)mt.invalid_frees, mt.invalid_frees > 1 ? "s" : "");

@@ -155,6 +155,11 @@ check "pipe input: truncated: empty stdout" test ! -s "$TMP/out"
 check "deep tree: exit 0" test $? -eq 0
 "$PERL" --threshold=0 "$TMP/deep.massif.out" > "$TMP/pout" 2> /dev/null
 same "deep tree: same as the original" "$TMP/pout" "$TMP/out"
+# a heap of 1e300 bytes: Perl prints the axis label's 301 digits (found by
+# the random Massif files of tests/convmodel: ours cut it at 63)
+"$MSP" "$TOP/tests/ms_print/long-label.massif" > "$TMP/out" 2> /dev/null
+"$PERL" "$TOP/tests/ms_print/long-label.massif" > "$TMP/pout" 2> /dev/null
+same "a 301-digit axis label: printed whole, as the original prints it" "$TMP/pout" "$TMP/out"
 
 # Streaming: memory does not grow with the file.  A 40 MB file (2000
 # snapshots of a 300-node tree) must not cost 8 MB more than a tiny one.

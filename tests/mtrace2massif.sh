@@ -31,6 +31,11 @@ norm() {
 "$M2M" --time-unit=i "$D/small.trace" -o small.out
 sed -i 's|^cmd: .*|cmd: small.trace|' small.out
 same "small trace, --time-unit=i (time = records)" "$D/massif.out.small-i" small.out
+# a detailed snapshot whose tree has more than 256 lines (18 sites, 30-frame
+# stacks): its table grows while the root's children are counted (found by
+# the random traces of tests/convmodel, seed 2: a use after free)
+"$M2M" --time-unit=B "$D/wide-tree.trace" -o wide.out 2> wide.err
+check "a tree of more than 256 lines converts (no crash)" sh -c "test -s wide.out && ! test -s wide.err"
 # the Massif manual's example as our tracer writes it (example.trace)
 "$M2M" --time-unit=B "$D/example.trace" -o example.out 2> example.err
 sed -i 's|^cmd: .*|cmd: example.trace|' example.out

@@ -133,10 +133,10 @@ int main(int argc, char **argv)
         exit(0);
     } else if (!strcmp(mode, "crash-free")) {
         char local[16], *volatile inside = local + 1;
-        free(inside);           /* glibc aborts: free(): invalid pointer */
+        free(inside);           /* named by mtrace: on the stack */
     } else if (!strcmp(mode, "crash-interior")) {
         char *h = malloc(64), *volatile inside = h + 16;
-        free(inside);           /* glibc aborts: free(): invalid pointer */
+        free(inside);           /* named by mtrace, then abort */
     } else if (!strcmp(mode, "crash-strdup")) {
         keep = strdup(argc > 3 ? argv[3] : NULL);
     } else if (!strcmp(mode, "sigdfl")) {   /* what sigaction shows */
