@@ -77,11 +77,16 @@ examples/example: examples/example.c $(RUNTIME)
 # Single suites: `make test SUITES="tracer ms_print"`, or these.
 test-ecosystem: all
 	bash tests/ecosystem.sh
-# random valid and damaged traces and Massif files against a model of the
-# converters' contract (tests/convmodel/README.md); not yet in `make test`:
-# one known failure remains (a trace cut one byte into a record)
-test-convmodel: mtrace2massif ms_print
-	bash tests/convmodel/run.sh $(SEEDS)
+# The two model checks run in `make test` with bounded seeds (about 20 s
+# each); these run longer: random programs against the tracer's model
+# (tests/model), random traces and Massif files against the converters'
+# (tests/convmodel).  A failure prints its seed and a shrunk reproducer.
+MODEL_SEEDS ?= 100
+test-model-long: all
+	bash tests/model/run.sh --long $(MODEL_SEEDS)
+CONVMODEL_SEEDS ?= 2000
+test-convmodel-long: mtrace2massif ms_print
+	bash tests/convmodel/run.sh --long $(CONVMODEL_SEEDS)
 
 # libFuzzer + ASan/UBSan (clang) on both tools, FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 600
@@ -162,5 +167,5 @@ clean:
 	rm -f $(TOOLS) $(LIBS) mtrace.pic.o examples/example examples/example.trace examples/massif.out.example.trace
 	rm -rf build
 
-.PHONY: all test test-sanitize test-ecosystem test-convmodel demo fuzz fuzz-ms_print fuzz-mtrace2massif \
+.PHONY: all test test-sanitize test-ecosystem test-model-long test-convmodel-long demo fuzz fuzz-ms_print fuzz-mtrace2massif \
 	bench-ms_print bench-mtrace2massif install uninstall clean

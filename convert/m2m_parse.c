@@ -411,10 +411,11 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
 /* Input: a file read twice; a pipe is spooled to a temporary file      */
 
 /* Is the last line s[0..n), which has no newline, a record cut short
- * (else it is a tail line without its newline)? */
+ * (else it is a tail line without its newline)?  A record's first byte
+ * alone is one too: no tail line is a lone "+" (tests/convmodel, seed 4). */
 static int cut_record(const char *s, size_t n)
 {
-    return s[0] == '#' || (n >= 2 && s[1] == ' ' && strchr("+-<>@", s[0]));
+    return s[0] == '#' || (s[0] && strchr("+-<>@", s[0]) && (n == 1 || s[1] == ' '));
 }
 
 void run_pass(struct conv *c, struct input *in)

@@ -201,28 +201,62 @@ static int mtrace_rehash(struct mtrace_table *t, struct mtrace_range *p, unsigne
                          unsigned keep)
 {
     unsigned class = mtrace_p_class(p);
-    size_t i, cap = mtrace_cap(class), was = mtrace_p_used(p), used = 0;
+    size_t i, cap = mtrace_cap(class), was = mtrace_p_used(p), used = 0, covered = 0;
+    uintptr_t lo = 0, hi = 0;   /* the last live block seen, in slot order */
     struct mtrace_block *old = p->slots, *b;
     if (!(b = mtrace_bucket_new(t, to)))
         return 0;
     p->slots = b;
     p->key = p->key >> MTRACE_KEY_RANGE << MTRACE_KEY_RANGE | hashed | to;
-    for (i = 0; i < cap; i++)
-        if (old[i].addr && !mtrace_too_old(t, &old[i], keep)) {
-            *mtrace_in_bucket(p, old[i].addr) = old[i];
-            used++;
-        }
+    for (i = 0; i < cap; i++) {
+        if (!old[i].addr)
+            continue;
+        if (!mtrace_freed(&old[i])) {
+            lo = old[i].addr;
+            hi = lo + mtrace_b_size(&old[i]);
+        } else if (old[i].addr > lo && old[i].addr < hi) {
+            covered++;          /* see mtrace_covered */
+            continue;
+        } else if (mtrace_too_old(t, &old[i], keep))
+            continue;
+        *mtrace_in_bucket(p, old[i].addr) = old[i];
+        used++;
+    }
     p->key |= (uint64_t)used << MTRACE_KEY_USED;
     t->nfreed -= was - used;
-    t->forgotten += was - used;
+    t->forgotten += was - used - covered;
     mtrace_bucket_free(t, old, class);
     return 1;
 }
 
-/* Makes room in a full or `crowded` bucket for one more entry: the next
-   size up, tombstones and all (what the program does in the rest of the
-   range never makes the tracer forget a freed block there: only
-   MTRACE_FREED_MAX does, oldest first, mtrace_forget_oldest); or,
+/* The tombstones of range p that lie inside a live block of its bucket:
+   the C library handed their address out again, inside a larger block,
+   and a free of it now is a free inside that block (mtrace_holder), not
+   a double free.  A rebuilt bucket leaves them out, and may then keep
+   its size.  Found in the order the bucket holds its entries, which is
+   the addresses' where homes are not hashed: the block just before a
+   tombstone is the one that may hold it (a tombstone is only ever left
+   out when it lies inside a live block, whatever the order). */
+static size_t mtrace_covered(const struct mtrace_range *p)
+{
+    size_t i, cap = mtrace_cap(mtrace_p_class(p)), n = 0;
+    uintptr_t lo = 0, hi = 0;
+    const struct mtrace_block *s = p->slots;
+    for (i = 0; i < cap; i++)
+        if (s[i].addr && !mtrace_freed(&s[i])) {
+            lo = s[i].addr;
+            hi = lo + mtrace_b_size(&s[i]);
+        } else if (s[i].addr && s[i].addr > lo && s[i].addr < hi)
+            n++;
+    return n;
+}
+
+/* Makes room in a full or `crowded` bucket for one more entry: the same
+   size without the tombstones that live blocks now cover, when that is
+   room enough (mtrace_covered); else the next size up, tombstones and
+   all (what the program does in the rest of the range never makes the
+   tracer forget a freed block there: only MTRACE_FREED_MAX does, oldest
+   first, mtrace_forget_oldest); or,
    crowded with MTRACE_SPARSE_AT slots or more and MTRACE_SPARSE of them
    an entry, a size for its entries with hashed homes (mtrace_home).  At
    most 4096 glibc blocks start in a range (16-byte alignment), so a heap
@@ -232,13 +266,15 @@ static int mtrace_rehash(struct mtrace_table *t, struct mtrace_range *p, unsigne
 static int mtrace_grow_bucket(struct mtrace_table *t, struct mtrace_range *p, int crowded)
 {
     unsigned class = mtrace_p_class(p), to = 0, hashed = (unsigned)p->key & MTRACE_KEY_HASHED;
-    size_t cap = mtrace_cap(class), was = mtrace_p_used(p);
+    size_t cap = mtrace_cap(class), covered = hashed ? 0 : mtrace_covered(p), was = mtrace_p_used(p) - covered;
     while (to < MTRACE_CLASSES - 1 && (was + 1) * 4 > mtrace_cap(to) * 3)
         to++;
     if (crowded && !hashed && cap >= MTRACE_SPARSE_AT && (was + 1) * MTRACE_SPARSE <= cap) {
         hashed = MTRACE_KEY_HASHED;
         to = to + 2 < class ? to + 2 : class;   /* under half full: probes short */
-    } else if (to <= class) {
+    } else if (to <= class && covered && !crowded)
+        to = class;             /* room made by leaving the covered out */
+    else if (to <= class) {
         if (class == MTRACE_CLASSES - 1)
             return 1;           /* crowded, but as large as a bucket gets */
         to = class + 1;
@@ -356,6 +392,37 @@ static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
     s[i].word = 0;
 }
 #endif
+
+/* The live block of table t that holds address p (not at its start), or
+   0.  Blocks under 64 KiB that hold p start in p's range or the one
+   before; larger ones up to the largest the table ever held, found range
+   by range (or, when there are fewer ranges than that, by reading the
+   directory).  Only for an address the table does not know. */
+static struct mtrace_block *mtrace_holder(struct mtrace_table *t, uintptr_t p)
+{
+    uint64_t r = mtrace_range_no(p), reach = (t->largest >> MTRACE_RANGE_BITS) + 1, k;
+    size_t i, j;
+    for (k = 0; t->dir && k <= reach && k <= r; k++) {
+        struct mtrace_range *q;
+        if (reach > t->nranges) {               /* read the directory instead */
+            for (i = 0; i < t->n; i++)
+                for (j = 0; t->dir[i].slots && r - (t->dir[i].key >> MTRACE_KEY_RANGE) <= reach
+                     && j < mtrace_cap(mtrace_p_class(&t->dir[i])); j++) {
+                    struct mtrace_block *b = &t->dir[i].slots[j];
+                    if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
+                        return b;
+                }
+            return 0;
+        }
+        q = mtrace_range_find(t, (uintptr_t)((r - k) << MTRACE_RANGE_BITS));
+        for (j = 0; q->slots && j < mtrace_cap(mtrace_p_class(q)); j++) {
+            struct mtrace_block *b = &q->slots[j];
+            if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
+                return b;
+        }
+    }
+    return 0;
+}
 
 /* The entries one after the other, in no order: live blocks and
    tombstones; 0 at the end.  *range and *slot start at 0. */

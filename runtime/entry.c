@@ -87,7 +87,7 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struc
         b = mtrace_find(&mt.heap, (uintptr_t)p);
         if (mtrace_live(b))
             return mtrace_move(b, p, n, d, c);
-        if (b->addr && mt.interposed) {
+        if (b->addr && mt.interposed && !mtrace_holder(&mt.heap, (uintptr_t)p)) {
             mtrace_double_free(b, d, "double free: realloc of a block already freed", c, 0);  /* continuing: nothing */
             return 0;
         }
@@ -145,7 +145,10 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 
 /* A block given back at `by`: closes it and says 1 (hand it to its
    allocator), or reports a double free of a tombstone when tombstones can
-   be trusted, and says 0 (the call does nothing).  Unknown: 1. */
+   be trusted, and says 0 (the call does nothing); 2 for an address it
+   does not know, or a heap tombstone that a live block now holds (the C
+   library handed the address out again inside it: a free there is a
+   free inside that block, mtrace_invalid_free).  Not ready: 1. */
 static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
                                      const uintptr_t *frame)
 {
@@ -156,7 +159,7 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     b = t->dir ? mtrace_find(t, (uintptr_t)p) : 0;
     if (b && mtrace_live(b))
         mtrace_drop(t, b, by, '-');
-    else if (b && b->addr && trust) {
+    else if (b && b->addr && trust && !(t == &mt.heap && mtrace_holder(t, (uintptr_t)p))) {
         mtrace_double_free(b, by, "double free of a block", 0, frame);
         return 0;
     } else

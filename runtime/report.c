@@ -81,37 +81,6 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
     mtrace_bad_call(by, what, mtrace_b_site(b), mtrace_b_freed_by(b), bad, frame, &mt.double_frees);
 }
 
-/* The live block of table t that holds address p (not at its start), or
-   0.  Blocks under 64 KiB that hold p start in p's range or the one
-   before; larger ones up to the largest the table ever held, found range
-   by range (or, when there are fewer ranges than that, by reading the
-   directory).  Only for an address the table does not know. */
-static struct mtrace_block *mtrace_holder(struct mtrace_table *t, uintptr_t p)
-{
-    uint64_t r = mtrace_range_no(p), reach = (t->largest >> MTRACE_RANGE_BITS) + 1, k;
-    size_t i, j;
-    for (k = 0; t->dir && k <= reach && k <= r; k++) {
-        struct mtrace_range *q;
-        if (reach > t->nranges) {               /* read the directory instead */
-            for (i = 0; i < t->n; i++)
-                for (j = 0; t->dir[i].slots && r - (t->dir[i].key >> MTRACE_KEY_RANGE) <= reach
-                     && j < mtrace_cap(mtrace_p_class(&t->dir[i])); j++) {
-                    struct mtrace_block *b = &t->dir[i].slots[j];
-                    if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
-                        return b;
-                }
-            return 0;
-        }
-        q = mtrace_range_find(t, (uintptr_t)((r - k) << MTRACE_RANGE_BITS));
-        for (j = 0; q->slots && j < mtrace_cap(mtrace_p_class(q)); j++) {
-            struct mtrace_block *b = &q->slots[j];
-            if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
-                return b;
-        }
-    }
-    return 0;
-}
-
 /* dl_iterate_phdr's callback: is the address in a loaded module's image? */
 static int mtrace_in_image(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -154,11 +123,11 @@ static int mtrace_invalid_free(struct mtrace_site *by, const char *call, const v
     uintptr_t a = (uintptr_t)p;
     struct mtrace_block *b;
     unsigned alloc = 0;
-    int saved = errno, image;
-    what[0] = 0;
+    int saved = errno, image, stack = mtrace_on_stack(p);   /* asked before the lock: */
+    what[0] = 0;                        /* glibc reads /proc for the main thread's bounds */
     if (!mtrace_lock_traced())
         return 0;
-    if (mtrace_on_stack(p))
+    if (stack)
         snprintf(what, sizeof what, "%s of an address on the stack", call);
     else if (mt.interposed && (b = mtrace_holder(&mt.heap, a))) {
         alloc = mtrace_b_site(b);

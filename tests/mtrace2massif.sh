@@ -249,6 +249,10 @@ printf '@ 1 f f.c 1\n+ 1 0 10 10 1\n#cmd ./pr' > metacut.trace
 "$M2M" metacut.trace -o metacut.out 2> metacut.err
 has "a # record cut short is a cut record, not a tail line" metacut.err \
     "metacut.trace:3: warning: trace is truncated (last line cut short); converting the 1 complete records"
+printf '@ 1 f f.c 1\n+ 1 0 10 10 1\n+' > opcut.trace     # cut one byte into a record
+"$M2M" opcut.trace -o opcut.out 2> opcut.err
+has "a record cut after its first byte is a cut record, not a tail line" opcut.err \
+    "opcut.trace:3: warning: trace is truncated (last line cut short); converting the 1 complete records"
 
 # a crashed program: no tail, last line cut -> convert the rest, warn once
 head -c -9 "$D/example.trace" | head -n 20 > cut.trace

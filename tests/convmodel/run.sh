@@ -15,6 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 TOP=$(cd "$(dirname "$0")/../.." && pwd)    # lib.sh's TOP is tests/ from here
 HERE=$TOP/tests/convmodel
+BASH_ARGV0=convmodel  # finish names the suite after $0: "convmodel: N passed", not "run"
 
 SEEDS=1-100
 case ${1:-} in

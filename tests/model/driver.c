@@ -1,0 +1,568 @@
+/* tests/model/driver.c - performs an operation script under mtrace, so that
+   tests/model/model.py can predict, from the documented contract alone, what
+   the tracer must report for it.
+
+   Build it traced (-DMTRACE=N -include mtrace.h, with or without
+   -DMTRACE_LIB), run it as `driver SCRIPT`.  One operation a line:
+
+     malloc SITE SLOT SIZE             calloc SITE SLOT N SIZE
+     realloc SITE SLOT SIZE            reallocarray SITE SLOT N SIZE
+     strdup SITE SLOT LEN              strndup SITE SLOT LEN N
+     aligned_alloc SITE SLOT ALIGN SIZE
+     posix_memalign SITE SLOT ALIGN SIZE
+     memalign SITE SLOT ALIGN SIZE     valloc SITE SLOT SIZE
+     pvalloc SITE SLOT SIZE            free SITE SLOT
+     free_at SITE SLOT K               realloc_at SITE SLOT K SIZE
+     free_static SITE data|bss OFF     free_mmap SITE OFF
+     free_stack SITE OFF               free_unmapped SITE OFF
+     burst SIZE COUNT                  say WORD
+     thread                            join
+     exit STATUS                       return STATUS
+
+   SITE is a or b: each traced call is written twice below, on lines marked
+   `SITE name_a` and `SITE name_b`, so that per-site figures are exercised;
+   the model finds the lines by these markers.  SLOT is a handle 0..63.
+   strdup and strndup copy a string of LEN 'x's.  A slot keeps its pointer
+   after a free (that is how a later `free` of it is a double free); an
+   allocation stores its result, NULL included; a realloc stores only a
+   non-NULL result.  The bad frees: free_at/realloc_at give the slot's
+   pointer plus K; free_static an address OFF bytes into an array in .data
+   or .bss; free_mmap one OFF bytes into a page this program mmap'ed
+   (between two inaccessible pages, so that it is a mapping of its own);
+   free_stack one OFF bytes into a local array; free_unmapped one OFF bytes
+   above 16 TiB, where nothing is mapped.  burst mallocs COUNT blocks of
+   SIZE, then frees them all.  A line starting with # is a comment.  The
+   ops between `thread` and its `join` (or the end) run on a new thread
+   while this one waits, so the order of the calls is the script's.
+   Nothing is printed but `say`'s word, on stdout.
+
+   One guard: a double free is only one if the C library has not handed the
+   address out again.  Every allocation is compared with the freed slots
+   (that are still named by a slot); if a later free of such a slot would
+   in fact free somebody else's block, the driver says so on stderr and
+   leaves with status 77 before the call (the model's rules for scripts,
+   not the tracer, were wrong then). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define NSLOTS 64
+#define MAXOPS 100000
+#define MAXBURST 100000
+#define MAXSTR 8192
+#define UNMAPPED ((uintptr_t)1 << 44)   /* 16 TiB: below the program, the heap
+                                           and the mappings (checked before use) */
+
+enum kind {
+    MALLOC, CALLOC, REALLOC, REALLOCARRAY, STRDUP, STRNDUP, ALIGNED_ALLOC,
+    POSIX_MEMALIGN, MEMALIGN, VALLOC, PVALLOC, FREE, FREE_AT, REALLOC_AT,
+    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, BURST, SAY, THREAD,
+    JOIN, EXIT, RETURN
+};
+static const struct { const char *name; int nargs; int site; } kinds[] = {
+    [MALLOC] = {"malloc", 2, 1}, [CALLOC] = {"calloc", 3, 1},
+    [REALLOC] = {"realloc", 2, 1}, [REALLOCARRAY] = {"reallocarray", 3, 1},
+    [STRDUP] = {"strdup", 2, 1}, [STRNDUP] = {"strndup", 3, 1},
+    [ALIGNED_ALLOC] = {"aligned_alloc", 3, 1}, [POSIX_MEMALIGN] = {"posix_memalign", 3, 1},
+    [MEMALIGN] = {"memalign", 3, 1}, [VALLOC] = {"valloc", 2, 1},
+    [PVALLOC] = {"pvalloc", 2, 1}, [FREE] = {"free", 1, 1},
+    [FREE_AT] = {"free_at", 2, 1}, [REALLOC_AT] = {"realloc_at", 3, 1},
+    [FREE_STATIC] = {"free_static", 2, 1}, [FREE_MMAP] = {"free_mmap", 1, 1},
+    [FREE_STACK] = {"free_stack", 1, 1}, [FREE_UNMAPPED] = {"free_unmapped", 1, 1},
+    [BURST] = {"burst", 2, 0}, [SAY] = {"say", 1, 0}, [THREAD] = {"thread", 0, 0},
+    [JOIN] = {"join", 0, 0}, [EXIT] = {"exit", 1, 0}, [RETURN] = {"return", 1, 0},
+};
+
+struct op {
+    enum kind kind;
+    char site;                  /* 'a' or 'b' */
+    unsigned long long arg[3];  /* numbers, in the order of the syntax */
+    char word[64];              /* say's word; free_static's data|bss */
+    int end;                    /* thread: the index of its join (or nops) */
+};
+
+static struct op ops[MAXOPS];
+static int nops;
+static char script[1 << 22];
+
+/* The slots: the pointer, and what the driver did with it (for the guard). */
+enum state { EMPTY, LIVE, FREED };
+static struct { void *p; size_t size; enum state state; int reused; } slot[NSLOTS];
+static void *many[MAXBURST];
+static char text[MAXSTR + 1];
+static char bss_buf[256];
+static char data_buf[256] = "static data";
+static char *page;
+
+/* A message on stderr ("driver: line N: what"), then _exit(status). */
+static void die(const char *what, int line, int status)
+{
+    char msg[200], digits[12];
+    size_t n = 0, k = 0;
+    const char *p;
+    do
+        digits[k++] = (char)('0' + line % 10);
+    while ((line /= 10) && k < sizeof digits);
+    for (p = "driver: line "; *p; p++)
+        msg[n++] = *p;
+    while (k)
+        msg[n++] = digits[--k];
+    msg[n++] = ':';
+    msg[n++] = ' ';
+    for (p = what; *p && n < sizeof msg - 1; p++)
+        msg[n++] = *p;
+    msg[n++] = '\n';
+    if (write(2, msg, n) < 0)
+        _exit(status);
+    _exit(status);
+}
+
+/* The compiler must not see where a bad pointer comes from: it would warn
+   (-Wfree-nonheap-object) or assume things about undefined behaviour. */
+static void *launder(void *p)
+{
+    __asm__ volatile("" : "+r"(p));
+    return p;
+}
+
+/* --- the traced calls, two sites each ----------------------------------- */
+
+static void *do_malloc(int site, size_t n)
+{
+    if (site == 'a')
+        return malloc(n);                                   /* SITE malloc_a */
+    return malloc(n);                                       /* SITE malloc_b */
+}
+
+static void *do_calloc(int site, size_t n, size_t size)
+{
+    if (site == 'a')
+        return calloc(n, size);                             /* SITE calloc_a */
+    return calloc(n, size);                                 /* SITE calloc_b */
+}
+
+static void *do_realloc(int site, void *p, size_t n)
+{
+    if (site == 'a')
+        return realloc(p, n);                               /* SITE realloc_a */
+    return realloc(p, n);                                   /* SITE realloc_b */
+}
+
+static void *do_reallocarray(int site, void *p, size_t n, size_t size)
+{
+    if (site == 'a')
+        return reallocarray(p, n, size);                    /* SITE reallocarray_a */
+    return reallocarray(p, n, size);                        /* SITE reallocarray_b */
+}
+
+static void *do_strdup(int site, const char *s)
+{
+    if (site == 'a')
+        return strdup(s);                                   /* SITE strdup_a */
+    return strdup(s);                                       /* SITE strdup_b */
+}
+
+static void *do_strndup(int site, const char *s, size_t n)
+{
+    if (site == 'a')
+        return strndup(s, n);                               /* SITE strndup_a */
+    return strndup(s, n);                                   /* SITE strndup_b */
+}
+
+static void *do_aligned_alloc(int site, size_t align, size_t n)
+{
+    if (site == 'a')
+        return aligned_alloc(align, n);                     /* SITE aligned_alloc_a */
+    return aligned_alloc(align, n);                         /* SITE aligned_alloc_b */
+}
+
+static void *do_posix_memalign(int site, size_t align, size_t n)
+{
+    void *p = NULL;
+    int err;
+    if (site == 'a')
+        err = posix_memalign(&p, align, n);                 /* SITE posix_memalign_a */
+    else
+        err = posix_memalign(&p, align, n);                 /* SITE posix_memalign_b */
+    return err ? NULL : p;
+}
+
+static void *do_memalign(int site, size_t align, size_t n)
+{
+    if (site == 'a')
+        return memalign(align, n);                          /* SITE memalign_a */
+    return memalign(align, n);                              /* SITE memalign_b */
+}
+
+static void *do_valloc(int site, size_t n)
+{
+    if (site == 'a')
+        return valloc(n);                                   /* SITE valloc_a */
+    return valloc(n);                                       /* SITE valloc_b */
+}
+
+static void *do_pvalloc(int site, size_t n)
+{
+    if (site == 'a')
+        return pvalloc(n);                                  /* SITE pvalloc_a */
+    return pvalloc(n);                                      /* SITE pvalloc_b */
+}
+
+static void do_free(int site, void *p)
+{
+    if (site == 'a')
+        free(p);                                            /* SITE free_a */
+    else
+        free(p);                                            /* SITE free_b */
+}
+
+/* --- bad frees: a pointer into a block, static data, mmap, the stack ---- */
+
+static void do_free_at(int site, void *p)
+{
+    if (site == 'a')
+        free(launder(p));                                   /* SITE free_at_a */
+    else
+        free(launder(p));                                   /* SITE free_at_b */
+}
+
+static void *do_realloc_at(int site, void *p, size_t n)
+{
+    if (site == 'a')
+        return realloc(launder(p), n);                      /* SITE realloc_at_a */
+    return realloc(launder(p), n);                          /* SITE realloc_at_b */
+}
+
+static void do_free_static(int site, char *p)
+{
+    if (site == 'a')
+        free(launder(p));                                   /* SITE free_static_a */
+    else
+        free(launder(p));                                   /* SITE free_static_b */
+}
+
+static void do_free_mmap(int site, char *p)
+{
+    if (site == 'a')
+        free(launder(p));                                   /* SITE free_mmap_a */
+    else
+        free(launder(p));                                   /* SITE free_mmap_b */
+}
+
+static void do_free_stack(int site, size_t off)
+{
+    char local[256];
+    local[0] = (char)site;
+    if (site == 'a')
+        free(launder(local + off));                         /* SITE free_stack_a */
+    else
+        free(launder(local + off));                         /* SITE free_stack_b */
+    __asm__ volatile("" : : "r"(local) : "memory");     /* keep the array */
+}
+
+static void do_free_unmapped(int site, size_t off)
+{
+    if (site == 'a')
+        free(launder((void *)(UNMAPPED + off)));            /* SITE free_unmapped_a */
+    else
+        free(launder((void *)(UNMAPPED + off)));            /* SITE free_unmapped_b */
+}
+
+/* many allocations, then as many frees: the tables grow and shrink */
+static void do_burst(size_t n, unsigned long long count)
+{
+    unsigned long long i;
+    for (i = 0; i < count; i++)
+        many[i] = malloc(n);                                /* SITE burst_malloc */
+    for (i = 0; i < count; i++)
+        free(many[i]);                                      /* SITE burst_free */
+}
+
+/* --- the guard ---------------------------------------------------------- */
+
+/* A block [q, q + n) handed out: the freed slots inside it are no longer
+   freed blocks of their own, and a later free of them proves nothing. */
+static void handed_out(void *q, size_t n)
+{
+    int i;
+    if (!q)
+        return;
+    for (i = 0; i < NSLOTS; i++)
+        if (slot[i].state == FREED && (char *)slot[i].p >= (char *)q && (char *)slot[i].p < (char *)q + (n ? n : 1))
+            slot[i].reused = 1;
+}
+
+static int nfreed(void)
+{
+    int i, n = 0;
+    for (i = 0; i < NSLOTS; i++)
+        n += slot[i].state == FREED;
+    return n;
+}
+
+static void check_not_reused(int s, int line)
+{
+    if (slot[s].state == FREED && slot[s].reused)
+        die("the freed address was handed out again: this free would not be a double free (status 77)", line, 77);
+}
+
+static void set_slot(int s, void *q, size_t n)
+{
+    handed_out(q, n);
+    slot[s].p = q;
+    slot[s].size = n;
+    slot[s].state = q ? LIVE : EMPTY;
+    slot[s].reused = 0;
+}
+
+/* A page of its own: the kernel merges an anonymous mapping with its
+   neighbours of the same protection (the tracer's tables, say), and an
+   address in the middle of a mapping may be an allocator's block that
+   mtrace cannot see (doc/limits.md); between two PROT_NONE pages it stays a
+   mapping's first page. */
+static char *map_page(void)
+{
+    char *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || mprotect(p, 4096, PROT_NONE) || mprotect(p + 2 * 4096, 4096, PROT_NONE))
+        die("mmap failed", 0, 2);
+    return p + 4096;
+}
+
+/* --- the interpreter ---------------------------------------------------- */
+
+static const char *string_of(unsigned long long len)
+{
+    if (len > MAXSTR)
+        len = MAXSTR;
+    memset(text, 'x', len);
+    text[len] = 0;
+    return text;
+}
+
+/* After a realloc of slot s to n bytes that returned q: a new block, the
+   same one freed (n == 0), or a failure that leaves the block as it was. */
+static void after_realloc(int s, void *q, size_t n)
+{
+    if (q)
+        set_slot(s, q, n);
+    else if (slot[s].state == LIVE && n == 0)
+        slot[s].state = FREED;
+}
+
+static size_t product(unsigned long long a, unsigned long long b)
+{
+    size_t n;
+    return __builtin_mul_overflow(a, b, &n) ? SIZE_MAX : n;
+}
+
+static int run(int from, int to);
+
+struct span { int from, to; };
+static void *thread_main(void *arg)
+{
+    struct span *s = arg;
+    run(s->from, s->to);
+    return NULL;
+}
+
+static void perform(struct op *o, int line)
+{
+    unsigned long long *a = o->arg;
+    int s = (int)(a[0] % NSLOTS), site = o->site;
+    unsigned long long i;
+    switch (o->kind) {
+    case MALLOC: set_slot(s, do_malloc(site, a[1]), a[1]); break;
+    case CALLOC: set_slot(s, do_calloc(site, a[1], a[2]), product(a[1], a[2])); break;
+    case REALLOC:
+        check_not_reused(s, line);
+        after_realloc(s, do_realloc(site, slot[s].p, a[1]), a[1]);
+        break;
+    case REALLOCARRAY:
+        check_not_reused(s, line);
+        after_realloc(s, do_reallocarray(site, slot[s].p, a[1], a[2]), product(a[1], a[2]));
+        break;
+    case STRDUP: set_slot(s, do_strdup(site, string_of(a[1])), a[1] + 1); break;
+    case STRNDUP: set_slot(s, do_strndup(site, string_of(a[1]), a[2]), (a[1] < a[2] ? a[1] : a[2]) + 1); break;
+    case ALIGNED_ALLOC: set_slot(s, do_aligned_alloc(site, a[1], a[2]), a[2]); break;
+    case POSIX_MEMALIGN: set_slot(s, do_posix_memalign(site, a[1], a[2]), a[2]); break;
+    case MEMALIGN: set_slot(s, do_memalign(site, a[1], a[2]), a[2]); break;
+    case VALLOC: set_slot(s, do_valloc(site, a[1]), a[1]); break;
+    case PVALLOC: set_slot(s, do_pvalloc(site, a[1]), a[1]); break;
+    case FREE:
+        check_not_reused(s, line);
+        do_free(site, slot[s].p);
+        if (slot[s].state == LIVE)
+            slot[s].state = FREED;
+        break;
+    case FREE_AT: do_free_at(site, (char *)slot[s].p + a[1]); break;
+    case REALLOC_AT: {
+        void *q = do_realloc_at(site, (char *)slot[s].p + a[1], a[2]);
+        if (q)      /* the tracer let it through: then it is the slot's block */
+            set_slot(s, q, a[2]);
+        break;
+    }
+    case FREE_STATIC:
+        do_free_static(site, (strcmp(o->word, "bss") ? data_buf : bss_buf) + a[0] % sizeof bss_buf);
+        break;
+    case FREE_MMAP: do_free_mmap(site, page + a[0] % 4096); break;
+    case FREE_STACK: do_free_stack(site, (size_t)(a[0] % 256)); break;
+    case FREE_UNMAPPED: {
+        unsigned char vec;
+        if (mincore((void *)UNMAPPED, 4096, &vec) == 0)
+            die("the address meant to be unmapped is mapped", line, 2);
+        do_free_unmapped(site, (size_t)(a[0] % 4096));
+        break;
+    }
+    case BURST:
+        if (a[1] > MAXBURST)
+            die("burst: at most 100000 blocks", line, 2);
+        do_burst(a[0], a[1]);
+        for (i = 0; i < a[1] && nfreed(); i++)
+            handed_out(many[i], a[0]);
+        break;
+    case SAY: {
+        size_t n = strlen(o->word);
+        o->word[n] = '\n';
+        if (write(1, o->word, n + 1) < 0) _exit(2);
+        o->word[n] = 0;
+        break;
+    }
+    case EXIT: exit((int)a[0]);
+    default: break;
+    }
+}
+
+/* Runs ops [from, to); returns the status of a `return`, or -1. */
+static int run(int from, int to)
+{
+    int i;
+    for (i = from; i < to; i++) {
+        struct op *o = &ops[i];
+        if (o->kind == THREAD) {
+            pthread_t t;
+            struct span s = {i + 1, o->end};
+            if (pthread_create(&t, NULL, thread_main, &s) || pthread_join(t, NULL))
+                die("cannot run a thread", i + 1, 2);
+            i = o->end;                     /* past the join */
+        } else if (o->kind == RETURN) {
+            return (int)o->arg[0];
+        } else {
+            perform(o, i + 1);
+        }
+    }
+    return -1;
+}
+
+/* --- reading the script ------------------------------------------------- */
+
+static char *token(char **p)
+{
+    char *t;
+    while (**p == ' ' || **p == '\t')
+        (*p)++;
+    if (!**p)
+        return NULL;
+    t = *p;
+    while (**p && **p != ' ' && **p != '\t')
+        (*p)++;
+    if (**p)
+        *(*p)++ = 0;
+    return t;
+}
+
+static void parse_line(char *line, int lineno)
+{
+    struct op *o = &ops[nops];
+    char *p = line, *t = token(&p), *end;
+    int k, i;
+    if (!t || *t == '#')
+        return;
+    for (k = 0; k <= RETURN; k++)
+        if (!strcmp(t, kinds[k].name))
+            break;
+    if (k > RETURN)
+        die("unknown operation", lineno, 2);
+    if (nops == MAXOPS)
+        die("too many operations", lineno, 2);
+    memset(o, 0, sizeof *o);
+    o->kind = (enum kind)k;
+    if (kinds[k].site) {
+        t = token(&p);
+        if (!t || (strcmp(t, "a") && strcmp(t, "b")))
+            die("the site must be a or b", lineno, 2);
+        o->site = *t;
+    }
+    for (i = 0; i < kinds[k].nargs; i++) {
+        if (!(t = token(&p)))
+            die("missing argument", lineno, 2);
+        if (k == SAY || (k == FREE_STATIC && i == 0)) {
+            if (strlen(t) >= sizeof o->word - 1)
+                die("word too long", lineno, 2);
+            strcpy(o->word, t);
+            continue;
+        }
+        o->arg[k == FREE_STATIC ? i - 1 : i] = strtoull(t, &end, 10);
+        if (*end)
+            die("not a number", lineno, 2);
+    }
+    if (token(&p))
+        die("too many arguments", lineno, 2);
+    nops++;
+}
+
+static void read_script(const char *name)
+{
+    int fd = open(name, O_RDONLY), lineno = 1;
+    size_t n = 0;
+    ssize_t r;
+    char *p, *nl;
+    if (fd < 0)
+        die("cannot open the script", 0, 2);
+    while ((r = read(fd, script + n, sizeof script - 1 - n)) > 0)
+        n += (size_t)r;
+    close(fd);
+    if (n >= sizeof script - 1)
+        die("script too long", 0, 2);
+    script[n] = 0;
+    for (p = script; *p; p = nl, lineno++) {
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl++ = 0;
+        else
+            nl = p + strlen(p);
+        parse_line(p, lineno);
+    }
+}
+
+/* `thread` runs to its `join`; a thread without one runs to the end. */
+static void match_threads(void)
+{
+    int i, j;
+    for (i = 0; i < nops; i++) {
+        if (ops[i].kind != THREAD)
+            continue;
+        for (j = i + 1; j < nops && ops[j].kind != JOIN; j++)
+            ;
+        ops[i].end = j;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int status;
+    if (argc != 2)
+        die("usage: driver SCRIPT", 0, 2);
+    page = map_page();
+    read_script(argv[1]);
+    match_threads();
+    status = run(0, nops);
+    return status < 0 ? 0 : status;
+}

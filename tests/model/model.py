@@ -1,0 +1,1542 @@
+#!/usr/bin/env python3
+"""tests/model/model.py - a reference model of mtrace's documented contract,
+and random programs checked against it (issue 22, item 3).
+
+The program under test is tests/model/driver.c, which performs an operation
+script (its header comment gives the syntax).  This file
+
+  * generates random scripts from a seed (`generate`);
+  * predicts, from README.md and doc/ alone (not from the runtime's source),
+    what a traced run of a script must give at a level (`Model`): the exit
+    status, stdout, every line of stderr (the bad-free reports at the bad
+    call; at exit the summary, the per-site "max bytes" rows, the leak
+    errors, the counts of ignored bad frees), the JSON report's figures and,
+    at level 1, the trace's records;
+  * runs the driver and compares (`check_run`), replaying the trace on its
+    own as well (every TOTAL, SITE and RECNO consistent);
+  * shrinks a failing script to a minimal one (`shrink`).
+
+Where the documents are silent the rule below says "observed": it was found
+by running small programs against the tracer of commit d430840, and is
+written down so that a change of it is seen.  The rules, in one place:
+
+  sizes (doc/trace-format.md, "TOTAL: live traced bytes (as requested)"):
+    calloc(n, s) counts n*s; strdup(s) strlen+1; strndup(s, n) min(strlen,
+    n)+1 (tests/tracer/edges.c); aligned_alloc, posix_memalign, memalign,
+    valloc count the size asked for; pvalloc(n) counts n, not n rounded up
+    to a page (observed); malloc(0), calloc(0, s), realloc(NULL, 0) and
+    reallocarray(NULL, 0, s) make a 0-byte block (observed).
+  records (doc/trace-format.md's table): realloc(p, 0) and reallocarray(p,
+    0, s) free: `<` only (the second observed); realloc(NULL, n) is `>`,
+    reallocarray(NULL, n, s) is `+`; a failing call writes nothing.
+  order (README: "largest first"): summary rows, JSON sites and leak
+    errors are sorted by bytes, largest first; the documents do not order
+    equal figures, and the tracer's order of them is its own (observed:
+    mostly the sites' IDs in the trace, but a site whose first call was a
+    bad realloc comes earlier), so the model takes the program's order among
+    equal figures (Accounts.ranked), and checks the rest.
+  the summary (observed): no table at all when no site allocated; a site
+    whose peak is 0 has its row; after 20 rows "       ...   (N more
+    sites)", plural even for 1.
+  peaks (doc/report-json.md): the peak record is the first record that
+    reaches the peak (observed), bytes_at_peak are the sites' bytes after it;
+    with no record, peak_record is 0 (observed).
+  leaks (observed): a site whose live blocks are all 0-byte blocks has no
+    leak error, does not change the exit status, and its blocks are not in
+    leaked_blocks (they are in the site's live_blocks); at a site that leaks
+    bytes, its 0-byte blocks count in leaked_blocks too.
+  bad frees, continue mode (README, doc/limits.md, doc/report-json.md):
+    the report at the call (the lines of issue 22's brief, as doc/guide.md
+    and tests/tracer/badfree.expected have them since ee9ad4a); the call
+    does nothing (a realloc returns NULL, observed); at exit, after the leak
+    errors, "*** MTRACE: N invalid free(s) ignored" then "*** MTRACE: N
+    double free(s) ignored" (order observed), at every level (observed),
+    and then no "No memory leaks" line (observed); the JSON's double_frees
+    and invalid_frees count them.  A free inside an mmap'ed page, not of
+    the page, is not defined (doc/limits.md: "in the middle of a mapping").
+    Nothing is forgotten (freed_forgotten 0): the model's scripts free fewer
+    blocks than MTRACE_FREED_MAX.
+  bad frees, abort mode (guide, mtrace(7)): the report, then SIGABRT
+    (status 134); no exit report and no JSON file (doc/report-json.md: "a
+    program ended by ... a signal writes none"); the trace is complete up to
+    the call, with its tail (doc/trace-format.md).
+  a trace with no record is not created (doc/trace-format.md) and the
+    JSON's `trace` is then null even at level 1 (observed).
+
+One rule is not about mtrace but about the C library: a free of a freed
+block is only a double free if the address was not handed out again in
+between.  `Model.certain` decides, conservatively, from glibc's tcache
+(see there); the generator only writes double frees it calls certain, the
+shrinker only keeps scripts whose double frees stay certain, and the driver
+checks every address it gets (status 77 if the rule was wrong).
+"""
+import argparse
+import difflib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+NSLOTS = 64
+MAXSTR = 8192          # driver.c: strings of at most MAXSTR 'x's
+MAXBURST = 100000      # driver.c: a burst of at most 100000 blocks
+HUGE = 1 << 48         # a size no allocator gives (observed: ENOMEM, NULL)
+ABORT_STATUS = 134     # SIGABRT, as a shell reports it (guide: "exit status 134")
+GUARD_STATUS = 77      # driver.c: a freed address was handed out again
+FREED_MAX = 1 << 20    # MTRACE_FREED_MAX's default (README): the model stays below it
+
+EMPTY, LIVE, FREED = 'empty', 'live', 'freed'
+
+# The ops of driver.c: name -> the numbers after the site letter.
+OPS = {
+    'malloc': 2, 'calloc': 3, 'realloc': 2, 'reallocarray': 3, 'strdup': 2,
+    'strndup': 3, 'aligned_alloc': 3, 'posix_memalign': 3, 'memalign': 3,
+    'valloc': 2, 'pvalloc': 2, 'free': 1, 'free_at': 2, 'realloc_at': 3,
+    'free_static': 2, 'free_mmap': 1, 'free_stack': 1, 'free_unmapped': 1,
+}
+PLAIN_OPS = {'burst': 2, 'say': 1, 'thread': 0, 'join': 0, 'exit': 1, 'return': 1}
+MARKERS = ['%s_%s' % (name, s) for name in OPS for s in 'ab'] + ['burst_malloc', 'burst_free']
+ALLOCATORS = ('malloc', 'calloc', 'strdup', 'strndup', 'aligned_alloc', 'posix_memalign',
+              'memalign', 'valloc', 'pvalloc')
+SLOT_OPS = ALLOCATORS + ('realloc', 'reallocarray', 'free', 'free_at', 'realloc_at')
+
+# The kinds of bad free the generator can write (MODEL_KINDS).  `old`: the
+# ones mtrace reported before issue 22 (d430840: a double free with nothing
+# allocated in between, a stack address); `new`: those issue 22 asks for.
+OLD_KINDS = ['double', 'realloc-double', 'stack']
+NEW_KINDS = ['double-far', 'interior', 'realloc-interior', 'static', 'mmap', 'unmapped']
+KINDS = OLD_KINDS + NEW_KINDS
+KIND_SETS = {'all': KINDS, 'old': OLD_KINDS, 'today': OLD_KINDS, 'new': NEW_KINDS, 'none': []}
+
+
+def kinds_name(kinds):
+    for name in ('all', 'old', 'new', 'none'):
+        if list(kinds) == KIND_SETS[name]:
+            return name
+    return ','.join(kinds)
+
+
+def parse_kinds(text):
+    kinds = []
+    for word in (text or 'all').replace(',', ' ').split():
+        for k in KIND_SETS.get(word, [word]):
+            if k not in KINDS:
+                raise SystemExit('model.py: unknown kind %r (kinds: %s; sets: %s)'
+                                 % (k, ' '.join(KINDS), ' '.join(KIND_SETS)))
+            if k not in kinds:
+                kinds.append(k)
+    return kinds
+
+
+# --- the call sites, read from driver.c -------------------------------------
+
+def read_sites(driver_c, file_name='driver.c'):
+    """{marker: (function, file, line)} from the `/* SITE marker */`
+    comments: the function is the last `static ... name(` line above."""
+    sites, func = {}, None
+    with open(driver_c) as f:
+        for n, line in enumerate(f, 1):
+            m = re.match(r'(?:static\s+)?[\w\s]*?[\s*](\w+)\(', line)
+            if m and not line[0].isspace():
+                func = m.group(1)
+            m = re.search(r'/\* SITE (\w+) \*/', line)
+            if m:
+                sites[m.group(1)] = (func, file_name, n)
+    return sites
+
+
+# --- scripts ------------------------------------------------------------------
+
+class Op:
+    """One line of a script: name, site letter (or None), arguments."""
+    __slots__ = ('name', 'site', 'args')
+
+    def __init__(self, name, site=None, args=()):
+        self.name, self.site, self.args = name, site, tuple(args)
+
+    def __str__(self):
+        return ' '.join([self.name] + ([self.site] if self.site else []) + [str(a) for a in self.args])
+
+    def marker(self):
+        return '%s_%s' % (self.name, self.site)
+
+
+def parse_script(text):
+    ops = []
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith('#'):
+            continue
+        name = words[0]
+        if name in OPS:
+            site, args = (words[1] if len(words) > 1 else None), words[2:]
+        else:
+            site, args = None, words[1:]
+        args = [a if not re.fullmatch(r'\d+', a) else int(a) for a in args]
+        ops.append(Op(name, site, args))
+    return ops
+
+
+def format_script(ops):
+    return ''.join(str(o) + '\n' for o in ops)
+
+
+def thread_spans(ops):
+    """driver.c's rule: `thread` runs the ops up to the first `join` after
+    it (or to the end) on a new thread; the main thread skips to after the
+    join.  Returns [(index, depth)] in execution order, depth 0 = main (a
+    `thread` op comes with the depth of the thread that starts it)."""
+    order, i, n = [], 0, len(ops)
+
+    def run(lo, hi, depth):
+        i = lo
+        while i < hi:
+            op = ops[i]
+            if op.name == 'thread':
+                end = i + 1
+                while end < n and ops[end].name != 'join':
+                    end += 1
+                order.append((i, depth))           # the thread starts here
+                run(i + 1, min(end, hi), depth + 1)
+                i = end + 1
+            else:
+                order.append((i, depth))
+                i += 1
+    run(0, n, 0)
+    return order
+
+
+# --- glibc's tcache: when is a freed address surely not handed out again ----
+
+def chunk(n):
+    """glibc's chunk size for a request of n bytes (64-bit)."""
+    return max(32, (n + 8 + 15) & ~15)
+
+
+def classes(n):
+    """The chunk sizes a block asked as n bytes may really have: the chunk
+    of n, or up to 32 bytes more (a remainder too small to split is left
+    in the block by _int_malloc, _int_realloc and _int_memalign)."""
+    c = chunk(n)
+    return frozenset((c, c + 16, c + 32))
+
+
+TCACHE_MAX_CHUNK = 1040   # glibc: 64 tcache bins, chunks of 32 .. 1040 bytes
+TCACHE_COUNT = 7          # glibc: at most 7 chunks a bin
+
+
+def block_classes(op, size):
+    """The chunk sizes of the block an op hands out: pvalloc rounds the
+    size up to a page (glibc's pvalloc(3); found by driver.c's guard)."""
+    if op is not None and op.name == 'pvalloc':
+        return classes(max(4096, (size + 4095) // 4096 * 4096))
+    return classes(size)
+
+
+def alloc_classes(op, size):
+    """The chunk sizes an allocating op may take from a bin (the aligned
+    ones also ask _int_malloc for size + alignment + 32)."""
+    c = set(classes(size)) | block_classes(op, size)
+    if op.name in ('aligned_alloc', 'posix_memalign', 'memalign'):
+        c |= classes(size + op.args[1] + 32)
+    elif op.name in ('valloc', 'pvalloc'):
+        c |= classes(size + 4096 + 32) | classes((size + 4095) // 4096 * 4096 + 4096 + 32)
+    return frozenset(c)
+
+
+# --- the model ----------------------------------------------------------------
+
+class Undefined(Exception):
+    """The script does something the contract does not define (a free of a
+    pointer into a freed block, a double free whose address may have been
+    handed out again, an exit on another thread): the generator never
+    writes one, the shrinker never keeps one."""
+
+
+class Ended(Exception):
+    """The program ends here: exit, return, or abort at a bad free."""
+
+
+class Block:
+    __slots__ = ('size', 'site', 'classes', 'free_site', 'parked', 'reused')
+
+    def __init__(self, size, site, cls):
+        self.size, self.site, self.classes = size, site, cls
+        self.free_site, self.parked, self.reused = None, False, False
+
+
+class Accounts:
+    """What the trace says, record by record: TOTAL, each site's bytes, the
+    peaks; and what the reports derive from it."""
+
+    def __init__(self, keep_records):
+        self.total = self.peak = self.peak_record = self.nrec = self.frees = 0
+        self.live, self.blocks, self.peaks, self.allocs = {}, {}, {}, {}
+        self.order = []                 # sites by their first + or >
+        self.at_peak, self.dirty = {}, False
+        self.records = [] if keep_records else None
+
+    def record(self, op, site, size):
+        grows = op in '+>'
+        if not grows and self.dirty and size:   # leaving the peak: keep it
+            self.at_peak, self.dirty = dict(self.live), False
+        if grows:
+            if site not in self.allocs:
+                self.order.append(site)
+                self.allocs[site] = self.live[site] = self.blocks[site] = self.peaks[site] = 0
+            self.allocs[site] += 1
+            self.blocks[site] += 1
+            self.total += size
+            self.live[site] += size
+        else:
+            self.blocks[site] -= 1
+            self.total -= size
+            self.live[site] -= size
+            self.frees += 1
+            if self.frees >= FREED_MAX:
+                # past MTRACE_FREED_MAX the oldest freed blocks may be
+                # forgotten (doc/limits.md): which, the model does not follow
+                raise Undefined('more frees than MTRACE_FREED_MAX remembers')
+        if self.live[site] > self.peaks[site]:
+            self.peaks[site] = self.live[site]
+        if self.total > self.peak:
+            self.peak, self.peak_record, self.dirty = self.total, self.nrec, True
+        if self.records is not None:
+            self.records.append((op, site, self.total, self.live[site]))
+        self.nrec += 1
+
+    def bytes_at_peak(self):
+        return dict(self.live) if self.dirty else self.at_peak
+
+    def ranked(self, figure, ties=None):
+        """Sites by a figure, largest first (README).  The documents do not
+        order equal figures, and the tracer's order is its own (observed:
+        mostly the trace's ID order, but not when a site's first call was a
+        bad realloc): among equal figures, `ties` (site -> position in the
+        program's output) comes first, then the ID order."""
+        ties = ties or {}
+        rank = {s: i for i, s in enumerate(self.order)}
+        return sorted(self.order, key=lambda s: (-figure[s], ties.get(s, len(rank)), rank[s]))
+
+
+class Model:
+    """Runs a script on paper.  level 1..3; mode 'continue'
+    (MTRACE_DOUBLE_FREE=continue) or 'abort'."""
+
+    def __init__(self, sites, level=1, mode='continue', trace_path=None, keep_records=True):
+        self.sites, self.level, self.mode, self.trace_path = sites, level, mode, trace_path
+        self.slots = [(EMPTY, None)] * NSLOTS
+        self.acct = Accounts(keep_records and level == 1)
+        self.stdout, self.bad_lines = [], []
+        self.double = self.invalid = 0
+        self.tcache = Counter()       # see into_tcache
+        self.status, self.aborted = 0, False
+        self.depth = 0
+        self.ties = {'rows': {}, 'leaks': {}, 'sites': {}}    # see Accounts.ranked
+
+    # -- places
+    def where(self, marker):
+        func, file, line = self.sites[marker]
+        return '%s:%d' % (file, line), func
+
+    def line(self, marker, what):
+        place, func = self.where(marker)
+        return '%s: %s (in %s)' % (place, what, func)
+
+    # -- the heap
+    def allocate(self, op, slot, size, record='+', marker=None):
+        site = marker or op.marker()
+        block = Block(size, site, block_classes(op, size))
+        self.handed_out(alloc_classes(op, size) if op else classes(size))
+        self.acct.record(record, site, size)
+        if slot is not None:
+            self.slots[slot] = (LIVE, block)
+        return block
+
+    def release(self, block, record, free_marker, slot=None):
+        self.acct.record(record, block.site, block.size)
+        block.free_site = free_marker
+        # Parked: the chunk went to this thread's tcache, where only an
+        # allocation of its size takes it (glibc >= 2.26): the main thread's,
+        # which never exits, and a bin that cannot have been full.
+        block.parked = (self.depth == 0 and max(block.classes) <= TCACHE_MAX_CHUNK
+                        and all(self.tcache[c] < TCACHE_COUNT for c in block.classes))
+        self.into_tcache(block.classes)
+        if slot is not None:
+            self.slots[slot] = (FREED, block)
+
+    def into_tcache(self, cls, n=1):
+        """n chunks of sizes cls freed: on the main thread they may go to its
+        tcache (counted, never uncounted: a bin may be fuller than counted,
+        not less full)."""
+        if self.depth == 0:
+            for c in cls:
+                self.tcache[c] += n
+
+    def handed_out(self, cls):
+        """An allocation of chunk sizes cls: which freed addresses may it
+        have taken?  A parked one only if the sizes meet; any other one,
+        yes (it may have been merged into the chunk handed out)."""
+        for state, block in self.slots:
+            if state == FREED and (not block.parked or block.classes & cls):
+                block.reused = True
+
+    def thread_started(self):
+        # pthread_create allocates (the thread's DTV) in the C library
+        for state, block in self.slots:
+            if state == FREED and not block.parked:
+                block.reused = True
+
+    def certain(self, block):
+        """A free of this freed block is surely a double free: its address
+        was not handed out again since (see handed_out)."""
+        return not block.reused
+
+    # -- bad frees
+    def bad(self, lines, double):
+        self.bad_lines.extend(lines)
+        if self.mode == 'abort':
+            self.aborted = True
+            raise Ended
+        if double:
+            self.double += 1
+        else:
+            self.invalid += 1
+
+    def double_free(self, op, block, realloc):
+        if not self.certain(block):
+            raise Undefined('the freed address may have been handed out again')
+        what = 'double free: realloc of a block already freed' if realloc else 'double free of a block'
+        self.bad([self.line(op.marker(), 'error: ' + what),
+                  self.line(block.site, 'note: the block was allocated here'),
+                  self.line(block.free_site, 'note: and first freed here')], True)
+
+    def interior(self, op, k, realloc):
+        state, block = self.slots[op.args[0]]
+        if state != LIVE or not 1 <= k < block.size:
+            raise Undefined('a pointer into a block that is not live')
+        what = '%s of an address %d bytes into a %d-byte block' % ('realloc' if realloc else 'free', k, block.size)
+        self.bad([self.line(op.marker(), 'error: ' + what),
+                  self.line(block.site, 'note: the block was allocated here')], False)
+
+    # -- one op: driver.c's semantics, and the records each call writes
+    #    (doc/trace-format.md's table "Which records a call writes")
+    def step(self, op):
+        self.check_syntax(op)
+        if op.name in ALLOCATORS:
+            return self.op_allocate(op)
+        getattr(self, 'op_' + op.name)(op)
+
+    def check_syntax(self, op):
+        a = op.args
+        if op.name in OPS:
+            if op.site not in ('a', 'b') or len(a) != OPS[op.name] or op.marker() not in self.sites:
+                raise Undefined('malformed op: %s' % op)
+            if op.name in SLOT_OPS and not (isinstance(a[0], int) and a[0] < NSLOTS):
+                raise Undefined('no such slot: %s' % op)
+        elif op.name not in PLAIN_OPS or len(a) != PLAIN_OPS[op.name]:
+            raise Undefined('malformed op: %s' % op)
+
+    def op_allocate(self, op):
+        """`+` for a block, nothing for a failure (and the slot holds NULL)."""
+        size = self.requested(op)
+        if size is None:
+            self.slots[op.args[0]] = (EMPTY, None)
+        else:
+            self.allocate(op, op.args[0], size)
+
+    def requested(self, op):
+        """The bytes an allocating op asks for, counted as requested
+        (doc/trace-format.md: TOTAL is "live traced bytes (as requested)"),
+        or None when the call fails."""
+        a, name = op.args, op.name
+        if name == 'calloc':
+            size = a[1] * a[2]                      # n*s (edges.c: calloc(3, 7) is 21)
+        elif name in ('strdup', 'strndup'):
+            if a[1] > MAXSTR:
+                raise Undefined('string too long')
+            size = (a[1] if name == 'strdup' else min(a[1], a[2])) + 1   # with its NUL
+        elif name in ('aligned_alloc', 'posix_memalign', 'memalign'):
+            align, size = a[1], a[2]                # the size, not the alignment
+            power = align >= 1 and align & (align - 1) == 0
+            if name == 'posix_memalign' and (not power or align % 8):
+                return None                         # EINVAL: no record (edges.c)
+            if not power:
+                raise Undefined('alignment not a power of two')
+        else:
+            size = a[1]                             # pvalloc too: n, not a page (observed)
+        return None if size >= HUGE else size
+
+    def op_realloc(self, op):
+        self.resize(op, op.args[1], '>')
+
+    def op_reallocarray(self, op):
+        # reallocarray(NULL, n, s) is `+` (doc/trace-format.md), and
+        # reallocarray(p, 0, s) frees like realloc(p, 0) (observed)
+        if self.slots[op.args[0]][0] == FREED:
+            raise Undefined('reallocarray of a freed block')
+        self.resize(op, op.args[1] * op.args[2], '+')
+
+    def resize(self, op, size, fresh):
+        slot = op.args[0]
+        state, block = self.slots[slot]
+        if state == FREED:
+            self.double_free(op, block, True)
+        elif size >= HUGE:
+            pass                                    # fails: the block stays as it was
+        elif state == EMPTY:
+            self.allocate(op, slot, size, fresh)    # realloc(NULL, n): `>`
+        elif size == 0:
+            self.release(block, '<', op.marker(), slot)   # frees (glibc): `<` only
+        else:
+            self.acct.record('<', block.site, block.size)  # `<` then `>`, moved or not
+            self.into_tcache(block.classes)                # (if moved, the old chunk)
+            self.allocate(op, slot, size, '>')
+
+    def op_free(self, op):
+        state, block = self.slots[op.args[0]]
+        if state == LIVE:
+            self.release(block, '-', op.marker(), op.args[0])
+        elif state == FREED:
+            self.double_free(op, block, False)
+        # EMPTY: free(NULL) writes nothing
+
+    def op_free_at(self, op):
+        self.interior(op, op.args[1], False)
+
+    def op_realloc_at(self, op):
+        self.interior(op, op.args[1], True)
+
+    def op_free_static(self, op):
+        if op.args[0] not in ('data', 'bss') or not 0 <= op.args[1] < 256:
+            raise Undefined('free_static data|bss OFF, OFF < 256')
+        self.bad([self.line(op.marker(), 'error: free of an address in static data')], False)
+
+    def op_free_mmap(self, op):
+        # The page itself: an address inside an mmap'ed page may be the C
+        # library's own (its mmap'ed chunks start 16 bytes into a page), so
+        # that is handed to the C library, which stops the program
+        # (observed at ee9ad4a, issue 22's "a free of an mmap'ed page")
+        if op.args[0] != 0:
+            raise Undefined('a free inside an mmap\'ed page, not of the page')
+        self.bad([self.line(op.marker(), 'error: free of an address from mmap, not from an allocator')], False)
+
+    def op_free_stack(self, op):
+        self.bad([self.line(op.marker(), 'error: free of an address on the stack')], False)
+
+    def op_free_unmapped(self, op):
+        self.bad([self.line(op.marker(), 'error: free of an address that is not mapped')], False)
+
+    def op_burst(self, op):
+        """COUNT mallocs of SIZE, then COUNT frees (in that order)."""
+        size, count = op.args
+        if count > MAXBURST or size >= HUGE:
+            raise Undefined('burst too large')
+        if count:
+            self.handed_out(classes(size))
+        for _ in range(count):
+            self.acct.record('+', 'burst_malloc', size)
+        for _ in range(count):
+            self.acct.record('-', 'burst_malloc', size)
+        self.into_tcache(classes(size), count)
+
+    def op_say(self, op):
+        self.stdout.append('%s\n' % op.args[0])
+
+    def op_exit(self, op):
+        if self.depth:
+            raise Undefined('exit or return on a thread')
+        self.status = op.args[0] % 256
+        raise Ended
+
+    op_return = op_exit
+
+    def op_join(self, op):
+        pass                                        # a join without its thread does nothing
+
+    # -- a whole script
+    def run(self, ops):
+        """Performs the script; returns self.  Raises Undefined."""
+        try:
+            for i, depth in thread_spans(ops):
+                self.depth = depth
+                if ops[i].name == 'thread':
+                    self.thread_started()
+                    continue
+                self.step(ops[i])
+        except Ended:
+            pass
+        self.depth = 0
+        return self
+
+    # -- what the program must print and write
+    def exit_status(self):
+        """README: leaks (and, with MTRACE_DOUBLE_FREE=continue, a bad free
+        gone past) turn a status of 0 into 1; any other status is kept."""
+        if self.aborted:
+            return ABORT_STATUS
+        if self.status == 0 and (self.leaks() or self.double or self.invalid):
+            return 1
+        return self.status
+
+    def leaks(self):
+        acct = self.acct
+        return [s for s in acct.ranked(acct.live, self.ties['leaks']) if acct.live[s] > 0]
+
+    def summary(self):
+        """Levels 1 and 2 (README, doc/guide.md's "The summary")."""
+        acct = self.acct
+        lines = ['*** MTRACE: max resident  set size: RSS bytes',
+                 '*** MTRACE: max traced memory size: %10d bytes (tracing overhead PCT)' % acct.peak]
+        ranked = acct.ranked(acct.peaks, self.ties['rows'])
+        if ranked:
+            lines.append(' max bytes                function   file')
+            for s in ranked[:20]:
+                place, func = self.where(s)
+                lines.append('%10d%24s   %s' % (acct.peaks[s], func, place))
+            if len(ranked) > 20:
+                lines.append('%10s   (%d more sites)' % ('...', len(ranked) - 20))
+        if self.level == 1 and acct.nrec:
+            t = self.trace_path
+            lines.append('*** MTRACE: To get a graph use: mtrace2massif --gnuplot=%s.gp %s && gnuplot -persist %s.gp' % (t, t, t))
+        return lines
+
+    def exit_report(self):
+        if self.aborted:
+            return []
+        lines = self.summary() if self.level <= 2 else []
+        for s in self.leaks():
+            lines.append('%s: error: %d bytes leaked here' % (self.where(s)[0], self.acct.live[s]))
+        # "No memory leaks" (levels 1-2) only when nothing went wrong, and
+        # the counts of bad frees gone past last, invalid ones first (observed)
+        if self.level <= 2 and not self.leaks() and not self.double and not self.invalid:
+            lines.append('*** MTRACE: No memory leaks')
+        for n, what in ((self.invalid, 'invalid free'), (self.double, 'double free')):
+            if n:
+                lines.append('*** MTRACE: %d %s%s ignored' % (n, what, '' if n == 1 else 's'))
+        return lines
+
+    def stderr(self):
+        return self.bad_lines + self.exit_report()
+
+    def report(self):
+        """The JSON report (doc/report-json.md), without what a run cannot
+        predict (pid, max_rss_bytes, tracer_bytes_at_peak); None if none."""
+        if self.aborted:
+            return None
+        acct = self.acct
+        leaks = self.leaks()
+        at_peak = acct.bytes_at_peak()
+        sites = []
+        for s in acct.ranked(acct.peaks, self.ties['sites']):
+            func, file, line = self.sites[s]
+            sites.append({'function': func, 'file': file, 'line': line, 'allocations': acct.allocs[s],
+                          'peak_bytes': acct.peaks[s], 'bytes_at_peak': at_peak.get(s, 0),
+                          'live_bytes': acct.live[s], 'live_blocks': acct.blocks[s],
+                          'reachable_bytes': 0, 'suppressed': False})
+        return {
+            'mtrace_report': 1, 'rank': -1, 'level': self.level,
+            'trace': self.trace_path if self.level == 1 and acct.nrec else None,
+            'program_status': self.status, 'exit_status': self.exit_status(),
+            'peak_bytes': acct.peak, 'peak_record': acct.peak_record, 'records': acct.nrec,
+            'double_frees': self.double, 'invalid_frees': self.invalid, 'freed_forgotten': 0,
+            'leaked_bytes': sum(acct.live[s] for s in leaks),
+            'leaked_blocks': sum(acct.blocks[s] for s in leaks),
+            'suppressed_bytes': 0, 'suppressed_blocks': 0, 'reachable_bytes': 0,
+            'untraced_signal_calls': 0, 'budget_bytes': None, 'over_budget': False,
+            'sites': sites,
+        }
+
+
+def predict(ops, sites, level, mode, trace_path=None):
+    return Model(sites, level, mode, trace_path).run(ops)
+
+
+def bad_ops(ops, sites):
+    """How many bad frees a continue-mode run makes (0: no abort run)."""
+    m = Model(sites, 3, 'continue', keep_records=False).run(ops)
+    return m.double + m.invalid
+
+
+# --- the generator ------------------------------------------------------------
+
+NORMAL_MAX = 800           # small blocks: at most 800 bytes ...
+LARGE_MIN = 1200           # ... or at least 1200: never a victim's chunk size
+VICTIM = (850, 1000)       # the sizes of the blocks freed twice far apart
+
+
+class Generator:
+    """A random script.  The generator runs the model as it writes, so it
+    knows each slot's state and writes only what the model defines."""
+
+    def __init__(self, seed, kinds, scale='default'):
+        self.rng = random.Random(seed)
+        self.kinds = kinds
+        self.long = scale == 'long'
+        self.ops = []
+        self.model = Model({m: ('f', 'driver.c', 0) for m in MARKERS}, 3, 'continue', keep_records=False)
+        self.pending = []          # (due op count, slot, 'free' or 'realloc')
+
+    def emit(self, op):
+        self.ops.append(op)
+        if op.name == 'thread':
+            self.model.depth = 1
+            self.model.thread_started()
+        elif op.name == 'join':
+            self.model.depth = 0
+        else:
+            try:
+                self.model.step(op)
+            except Ended:        # exit or return: the last op
+                pass
+
+    def site(self):
+        return self.rng.choice('ab')
+
+    def size(self):
+        r = self.rng.random()
+        if r < 0.05:
+            return 0
+        if r < 0.45:
+            return self.rng.randint(1, 64)
+        if r < 0.85:
+            return self.rng.randint(65, NORMAL_MAX)
+        if r < 0.97:
+            return self.rng.randint(LARGE_MIN, 70000)
+        return self.rng.randint(130000, 300000)       # from mmap (glibc)
+
+    def slot(self, state=None):
+        slots = [i for i, (s, _) in enumerate(self.model.slots) if state is None or s == state]
+        return self.rng.choice(slots) if slots else None
+
+    # -- allocations of every function, at both sites
+    def allocation(self, slot, size):
+        rng, s = self.rng, self.site()
+        f = rng.choice(['malloc', 'calloc', 'strdup', 'strndup', 'aligned_alloc', 'posix_memalign',
+                        'memalign', 'valloc', 'pvalloc', 'realloc', 'reallocarray'])
+        if f == 'calloc':
+            n = rng.randint(1, 8)
+            return Op(f, s, (slot, n, size // n))
+        if f == 'strdup':
+            return Op(f, s, (slot, min(max(size - 1, 0), MAXSTR)))
+        if f == 'strndup':
+            n = min(max(size - 1, 0), MAXSTR - 20)
+            return Op(f, s, (slot, n + rng.randint(0, 20), n))
+        if f in ('aligned_alloc', 'posix_memalign', 'memalign'):
+            align = rng.choice([8, 16, 32, 64, 256, 4096]) if f != 'aligned_alloc' else rng.choice([16, 64, 256])
+            if f == 'aligned_alloc':
+                size = max(align, size // align * align)
+            return Op(f, s, (slot, align, size))
+        if f == 'realloc':       # of NULL: the slot is emptied first by the caller
+            return Op(f, s, (slot, size)) if self.model.slots[slot][0] == EMPTY else Op('malloc', s, (slot, size))
+        if f == 'reallocarray':
+            if self.model.slots[slot][0] != EMPTY:
+                return Op('calloc', s, (slot, 1, size))
+            n = rng.randint(1, 4)
+            return Op(f, s, (slot, n, size // n))
+        return Op(f, s, (slot, size))
+
+    def safe(self, op):
+        """An allocation that cannot take the chunk of a block freed far
+        from its double free: none of its chunk sizes is a VICTIM's."""
+        m = self.model
+        size = m.requested(op) if op.name not in ('realloc', 'reallocarray') else (
+            op.args[1] if op.name == 'realloc' else op.args[1] * op.args[2])
+        if size is None:
+            return True
+        lo, hi = chunk(VICTIM[0]), chunk(VICTIM[1]) + 32
+        return not any(lo <= c <= hi for c in alloc_classes(op, size))
+
+    def some_allocation(self):
+        for _ in range(20):
+            slot = self.slot()
+            op = self.allocation(slot, self.size())
+            if self.safe(op):
+                return op
+        return Op('malloc', self.site(), (self.slot(), 16))
+
+    def some_realloc(self):
+        slot = self.slot(LIVE)
+        if slot is None:
+            return self.some_allocation()
+        rng = self.rng
+        if rng.random() < 0.15:
+            return Op('realloc', self.site(), (slot, 0))         # frees
+        if rng.random() < 0.05:
+            return Op('realloc', self.site(), (slot, HUGE))      # fails, keeps the block
+        if rng.random() < 0.2:
+            n = rng.randint(1, 4)
+            op = Op('reallocarray', self.site(), (slot, n, self.size() // n))
+        else:
+            op = Op('realloc', self.site(), (slot, self.size()))
+        return op if self.safe(op) else Op('realloc', self.site(), (slot, 32))
+
+    def some_failure(self):
+        rng, s, slot = self.rng, self.site(), self.slot()
+        return rng.choice([Op('malloc', s, (slot, HUGE)), Op('calloc', s, (slot, HUGE, 4)),
+                           Op('posix_memalign', s, (slot, 4, 64)), Op('valloc', s, (slot, HUGE))])
+
+    def some_free(self):
+        """A free of a live block, or now and then of NULL (an empty slot)."""
+        live, empty = self.slot(LIVE), self.slot(EMPTY)
+        slot = empty if empty is not None and (live is None or self.rng.random() < 0.05) else live
+        if slot is None:
+            return self.some_allocation()
+        return Op('free', self.site(), (slot,))
+
+    def some_burst(self):
+        rng = self.rng
+        r = rng.random()
+        count = (rng.randint(1, 50) if r < 0.6 else rng.randint(50, 3000) if r < 0.97 or not self.long
+                 else rng.randint(20000, MAXBURST))
+        size = rng.choice([rng.randint(0, 64), rng.randint(65, NORMAL_MAX), rng.randint(LARGE_MIN, 5000)])
+        return Op('burst', None, (size, self.room(count)))
+
+    def room(self, count):
+        """count, or fewer: a script frees fewer blocks than FREED_MAX."""
+        return max(0, min(count, FREED_MAX - 100000 - self.model.acct.frees))
+
+    # -- bad frees
+    def victim(self, far):
+        """Allocates a block and frees it; schedules the bad call on it."""
+        rng, m = self.rng, self.model
+        slot = self.slot(EMPTY) if self.slot(EMPTY) is not None else self.slot()
+        if far:
+            size = rng.randint(*VICTIM)
+            f = rng.choice(['malloc', 'calloc', 'strdup', 'strndup', 'realloc', 'reallocarray'])
+            s = self.site()
+            if f in ('realloc', 'reallocarray') and m.slots[slot][0] != EMPTY:
+                f = 'malloc'
+            op = {'malloc': Op('malloc', s, (slot, size)), 'calloc': Op('calloc', s, (slot, 1, size)),
+                  'strdup': Op('strdup', s, (slot, size - 1)), 'strndup': Op('strndup', s, (slot, size + 5, size - 1)),
+                  'realloc': Op('realloc', s, (slot, size)), 'reallocarray': Op('reallocarray', s, (slot, 1, size))}[f]
+        else:
+            op = self.some_allocation()
+            op.args = (slot,) + op.args[1:]
+        self.emit(op)
+        if m.slots[slot][0] != LIVE:
+            return
+        r = rng.random()
+        if r < 0.6:
+            self.emit(Op('free', self.site(), (slot,)))
+        elif r < 0.85:
+            self.emit(Op('realloc', self.site(), (slot, 0)))
+        else:
+            self.emit(Op('reallocarray', self.site(), (slot, 0, rng.randint(1, 8))))
+        if far and not m.slots[slot][1].parked:
+            return
+        if far and rng.random() < 0.04:     # some 20,000 to 100,000 blocks in between
+            self.emit(Op('burst', None, (rng.randint(1, 64), self.room(rng.randint(20000, MAXBURST)))))
+        kinds = []
+        if (far and 'double-far' in self.kinds) or (not far and 'double' in self.kinds):
+            kinds.append('free')
+        if (far and 'double-far' in self.kinds) or (not far and 'realloc-double' in self.kinds):
+            kinds.append('realloc')
+        if not kinds:
+            return
+        due = len(self.ops) + (rng.randint(1, 40) if far else 0)
+        self.pending.append((due, slot, rng.choice(kinds)))
+
+    def bad_call(self, slot, how):
+        state, block = self.model.slots[slot]
+        if state != FREED or not self.model.certain(block):
+            return None
+        if how == 'free':
+            return Op('free', self.site(), (slot,))
+        return Op('realloc', self.site(), (slot, self.rng.randint(1, 100)))
+
+    def other_bad(self):
+        rng = self.rng
+        choices = [k for k in ('stack', 'interior', 'realloc-interior', 'static', 'mmap', 'unmapped') if k in self.kinds]
+        if not choices:
+            return None
+        k = rng.choice(choices)
+        s = self.site()
+        if k == 'stack':
+            return Op('free_stack', s, (rng.randint(0, 255),))
+        if k == 'static':
+            return Op('free_static', s, (rng.choice(['data', 'bss']), rng.randint(0, 255)))
+        if k == 'mmap':
+            return Op('free_mmap', s, (0,))
+        if k == 'unmapped':
+            return Op('free_unmapped', s, (rng.randint(0, 4095),))
+        live = [i for i, (st, b) in enumerate(self.model.slots) if st == LIVE and b.size >= 2]
+        if not live:
+            return None
+        slot = rng.choice(live)
+        size = self.model.slots[slot][1].size
+        k_off = rng.choice([1, 8, 16, rng.randint(1, size - 1)])
+        k_off = min(k_off, size - 1)
+        if k == 'interior':
+            return Op('free_at', s, (slot, k_off))
+        return Op('realloc_at', s, (slot, k_off, rng.randint(1, 100)))
+
+    # -- the script
+    def one_op(self):
+        """An op of the mix, or None for a victim or a thread."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.34:
+            return self.some_allocation()
+        if r < 0.50:
+            return self.some_free()
+        if r < 0.60:
+            return self.some_realloc()
+        if r < 0.63:
+            return self.some_failure()
+        if r < 0.66:
+            return Op('say', None, (rng.choice(['hello', 'x', 'done', 'step%d' % len(self.ops)]),))
+        if r < 0.70 + (0.04 if self.long else 0):
+            return self.some_burst()
+        if r < 0.78:
+            return self.other_bad() or self.some_allocation()
+        return None
+
+    def maybe_due(self):
+        """Writes the bad calls that are due, while they stay certain."""
+        for item in list(self.pending):
+            due, slot, how = item
+            if len(self.ops) >= due:
+                self.pending.remove(item)
+                op = self.bad_call(slot, how)
+                if op:
+                    self.emit(op)
+
+    def body(self, n, inside_thread=False):
+        rng = self.rng
+        for _ in range(n):
+            self.maybe_due()
+            op = self.one_op()
+            if op is not None:
+                self.emit(op)
+                continue
+            if rng.random() < 0.5:
+                # a block freed, then freed again: at once (near), or later
+                # (far: freed on the main thread, which keeps it in its tcache)
+                far = not inside_thread and 'double-far' in self.kinds and rng.random() < 0.6
+                if far or 'double' in self.kinds or 'realloc-double' in self.kinds:
+                    self.victim(far)
+                    self.maybe_due()
+                    continue
+            elif not inside_thread:
+                self.emit(Op('thread'))
+                self.body(rng.randint(1, 8), True)
+                self.emit(Op('join'))
+                continue
+            self.emit(self.some_allocation())
+
+    def script(self):
+        rng = self.rng
+        n = rng.randint(5, 1200) if self.long else rng.randint(3, 90)
+        for _ in range(rng.randint(0, 6)):          # some live blocks first
+            self.emit(self.some_allocation())
+        self.body(n)
+        for due, slot, how in sorted(self.pending):  # the ones still waiting
+            op = self.bad_call(slot, how)
+            if op:
+                self.emit(op)
+        r = rng.random()
+        status = 0 if rng.random() < 0.8 else rng.randint(1, 5)
+        if r < 0.4:
+            self.emit(Op('exit', None, (status,)))
+        elif r < 0.8:
+            self.emit(Op('return', None, (status,)))
+        return self.ops
+
+
+def generate(seed, kinds, scale='default'):
+    return Generator(seed, kinds, scale).script()
+
+
+# --- running the driver ----------------------------------------------------------
+
+class Run:
+    """What a run gave: its status as a shell reports it (128 + N when
+    killed by signal N), stdout, stderr, and the text of the JSON report and
+    of the trace (None when not written)."""
+    __slots__ = ('status', 'stdout', 'stderr', 'report', 'trace')
+
+
+def run_driver(binary, ops, level, mode, workdir, tag):
+    """Runs the driver on a script; the trace and the report go to
+    workdir.  Nothing here goes through a shell."""
+    script = os.path.join(workdir, tag + '.script')
+    trace = os.path.join(workdir, tag + '.trace')
+    report = os.path.join(workdir, tag + '.json')
+    with open(script, 'w') as f:
+        f.write(format_script(ops))
+    for path in (trace, report):
+        if os.path.exists(path):
+            os.unlink(path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith('MTRACE')}
+    env.update(MTRACE=trace, MTRACE_REPORT=report)
+    if mode == 'continue':
+        env['MTRACE_DOUBLE_FREE'] = 'continue'
+    try:
+        p = subprocess.run([binary, script], env=env, cwd=workdir, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        status, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        status, out, err = 'timeout', e.stdout or b'', e.stderr or b''
+    r = Run()
+    r.status = 128 - status if isinstance(status, int) and status < 0 else status
+    r.stdout = out.decode('latin-1')
+    r.stderr = err.decode('latin-1')
+    r.report = r.trace = None
+    if os.path.exists(report):
+        with open(report, encoding='latin-1') as f:
+            r.report = f.read()
+        os.unlink(report)
+    if os.path.exists(trace):
+        with open(trace, encoding='latin-1') as f:
+            r.trace = f.read()
+        os.unlink(trace)
+    return r
+
+
+# --- comparing ----------------------------------------------------------------
+
+# The property groups, one ok/FAIL line each (run.sh).
+G_STATUS = 'exit status'
+G_STDOUT = 'stdout is the script\'s own'
+G_BAD = 'bad-free reports at the call'
+G_SUMMARY = 'summary: peak and per-site max bytes (levels 1-2)'
+G_LEAKS = 'exit report: leak errors, ignored counts'
+G_STDERR = 'stderr line for line'
+G_JSON = 'JSON report'
+G_REPLAY = 'trace replays (RECNO, TOTAL, SITE, tail)'
+G_TRACE = 'trace records as the model predicts'
+G_ABORT = 'abort mode: report, SIGABRT, trace kept, no JSON'
+GROUPS = [G_STATUS, G_STDOUT, G_BAD, G_SUMMARY, G_LEAKS, G_STDERR, G_JSON, G_REPLAY, G_TRACE, G_ABORT]
+
+
+def mask(line):
+    line = re.sub(r'(max resident  set size:) +\d+ bytes$', r'\1 RSS bytes', line)
+    return re.sub(r'\(tracing overhead [0-9.]+%\)', '(tracing overhead PCT)', line)
+
+
+def stderr_group(line):
+    if re.search(r'error: (double free|free of|realloc of)|note: (the block was allocated|and first freed|the program died)', line):
+        return G_BAD
+    if re.match(r'\*\*\* MTRACE: max (resident|traced)| max bytes  |( *\d+ +\S+   \S+:\d+$)| +\.\.\.   \(', line):
+        return G_SUMMARY
+    if re.search(r'bytes leaked here$|\*\*\* MTRACE: (No memory leaks|\d+ .* ignored$|To get a graph)', line):
+        return G_LEAKS
+    return None
+
+
+DIFF_LINES = 14     # a diff's length in a FAIL line's details (--script: more)
+
+
+def diff(expected, actual):
+    limit = DIFF_LINES
+    lines = list(difflib.unified_diff(expected, actual, 'expected', 'actual', lineterm='', n=1))
+    if len(lines) > limit:
+        lines = lines[:limit] + ['... (%d more diff lines)' % (len(lines) - limit)]
+    return '\n'.join(lines)
+
+
+def replay(text):
+    """The trace on its own (as tests/tracer/replay.awk): returns (records
+    as (op, (func, file, line), total, site), problem or None, max total)."""
+    sites, records, blocks, live = {}, [], Counter(), Counter()
+    total = rss = peak = 0
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    if not lines or not lines[0].startswith('#cmd '):
+        return records, 'the first line is not #cmd', peak
+    tail = 0
+    for n, line in enumerate(lines, 1):
+        f = line.split(' ')
+        if f[0] == '@':
+            if len(f) != 5 or f[1] != str(len(sites) + 1):
+                return records, 'line %d: bad site record: %s' % (n, line), peak
+            sites[f[1]] = (f[2], f[3], int(f[4]))
+        elif line.startswith('#'):
+            continue
+        elif f[0] in ('+', '-', '<', '>'):
+            if tail:
+                return records, 'line %d: a record after the tail' % n, peak
+            if len(f) != 6:
+                return records, 'line %d: not 6 fields: %s' % (n, line), peak
+            op, sid, recno, tot, site, maxrss = f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])
+            if recno != len(records):
+                return records, 'line %d: RECNO %d, expected %d' % (n, recno, len(records)), peak
+            if sid not in sites:
+                return records, 'line %d: site %s used before its @ record' % (n, sid), peak
+            size = tot - total
+            if op in '+>':
+                if size < 0:
+                    return records, 'line %d: an allocation makes TOTAL shrink' % n, peak
+                blocks[sid, size] += 1
+                live[sid] += size
+            else:
+                size = -size
+                if size < 0:
+                    return records, 'line %d: a free makes TOTAL grow' % n, peak
+                if blocks[sid, size] <= 0:
+                    return records, 'line %d: no live %d-byte block of site %s' % (n, size, sid), peak
+                blocks[sid, size] -= 1
+                live[sid] -= size
+            if live[sid] != site:
+                return records, 'line %d: SITE is %d, the replay says %d' % (n, site, live[sid]), peak
+            if maxrss < rss:
+                return records, 'line %d: MAXRSS decreased' % n, peak
+            total, rss, peak = tot, maxrss, max(peak, tot)
+            records.append((op, sites[sid], tot, site))
+        else:
+            tail += 1
+            if tail > 2:
+                return records, 'line %d: not a record: %s' % (n, line[:80]), peak
+    if tail != 2:
+        return records, 'the trace does not end with the two gnuplot lines', peak
+    return records, None, peak
+
+
+def show_record(r, recno):
+    if r is None:
+        return '(none)'
+    op, (func, file, line), total, site = r
+    return '%s %s %s:%d RECNO %d TOTAL %d SITE %d' % (op, func, file, line, recno, total, site)
+
+
+def compare_json(expected, text):
+    """Differences between the model's report and the program's."""
+    if expected is None:
+        return [] if text is None else ['a JSON report was written; none expected']
+    if text is None:
+        return ['no JSON report written']
+    try:
+        actual = json.loads(text)
+    except ValueError as e:
+        return ['the report is not JSON: %s' % e]
+    problems = []
+    for key in ('pid', 'max_rss_bytes', 'tracer_bytes_at_peak'):
+        if not isinstance(actual.get(key), int) or actual[key] < 0:
+            problems.append('%s: %r is not a count' % (key, actual.get(key)))
+    for key, want in expected.items():
+        if key == 'sites':
+            continue
+        if actual.get(key, 'missing') != want:
+            problems.append('%s: expected %r, got %r' % (key, want, actual.get(key, 'missing')))
+    return problems + compare_sites(expected['sites'], actual.get('sites'))
+
+
+def compare_sites(want, got):
+    """Each site's figures (matched by function, file and line), then
+    their order."""
+    if not isinstance(got, list) or not all(isinstance(g, dict) for g in got):
+        return ['sites: %r is not a list of objects' % (got,)]
+
+    def key(s):
+        return '%s %s:%s' % (s.get('function'), s.get('file'), s.get('line'))
+    problems = []
+    by_key = {key(g): g for g in got}
+    for w in want:
+        g = by_key.get(key(w))
+        if g is None:
+            problems.append('site %s: missing' % key(w))
+            continue
+        bad = ['%s %r (expected %r)' % (k, g.get(k), v) for k, v in w.items() if g.get(k) != v]
+        if bad:
+            problems.append('site %s: %s' % (key(w), ', '.join(bad)))
+    extra = set(by_key) - {key(w) for w in want}
+    if extra:
+        problems.append('sites not expected: %s' % ', '.join(sorted(extra)))
+    order = [key(w) for w in want]
+    if not problems and [key(g) for g in got] != order:
+        problems.append('sites in the order %s, expected %s' % ([key(g) for g in got], order))
+    return problems
+
+
+def follow_ties(model, run, sites):
+    """Tells the model the program's order of the sites in the summary's
+    rows, the leak errors and the JSON's sites (see Accounts.ranked)."""
+    marker = {'%s:%d' % (f, l): m for m, (_, f, l) in sites.items()}
+    rows = re.findall(r'^ *\d+ +\S+   (\S+:\d+)$', run.stderr, re.M)
+    leaks = re.findall(r'^(\S+:\d+): error: \d+ bytes leaked here$', run.stderr, re.M)
+    try:
+        listed = ['%s:%s' % (s.get('file'), s.get('line')) for s in json.loads(run.report or '{}').get('sites', [])]
+    except (ValueError, AttributeError, TypeError):
+        listed = []
+    for name, places in (('rows', rows), ('leaks', leaks), ('sites', listed)):
+        model.ties[name] = {marker[p]: i for i, p in reversed(list(enumerate(places))) if p in marker}
+
+
+def check_run(model, run, sites):
+    """{group: [message]} for everything that differs.  In abort mode every
+    difference is the abort group's."""
+    fails = {}
+
+    def fail(group, msg):
+        fails.setdefault(G_ABORT if model.aborted else group, []).append(msg)
+
+    if run.status == GUARD_STATUS:
+        fail(G_STATUS, 'the driver stopped (status 77): a double free of the script is not one '
+                       '(the C library handed the address out again): %s' % run.stderr.strip()[-300:])
+        return fails
+    follow_ties(model, run, sites)
+    if run.status != model.exit_status():
+        fail(G_STATUS, 'exit status %s, expected %s' % (run.status, model.exit_status()))
+    if run.stdout != ''.join(model.stdout):
+        fail(G_STDOUT, 'stdout %r, expected %r' % (run.stdout[:200], ''.join(model.stdout)[:200]))
+    check_stderr(model, run, fail)
+    problems = compare_json(model.report(), run.report)
+    if problems:
+        fail(G_JSON, '\n'.join(problems[:8]))
+    check_trace(model, run, sites, fail)
+    return fails
+
+
+def check_stderr(model, run, fail):
+    """Line for line, and by groups of lines for a clearer message."""
+    want = model.stderr()
+    # (AddressSanitizer, under make test-sanitize, warns of the failing huge
+    # allocations itself: its lines are not the tracer's)
+    got = [mask(l) for l in run.stderr.split('\n')
+           if not re.match(r'==\d+==WARNING: AddressSanitizer failed to allocate', l)]
+    if got and got[-1] == '':
+        got.pop()
+    for group in (G_BAD, G_SUMMARY, G_LEAKS):
+        w = [l for l in want if stderr_group(l) == group]
+        g = [l for l in got if stderr_group(l) == group]
+        if w != g:
+            fail(group, diff(w, g))
+    if want != got:
+        fail(G_STDERR, diff(want, got))
+
+
+def check_trace(model, run, sites, fail):
+    """Level 1, once a record was written: the trace replays on its own,
+    agrees with the program's own report, and holds the model's records."""
+    if model.level != 1 or not model.acct.nrec:
+        if run.trace is not None:
+            fail(G_REPLAY, 'a trace file was written; none expected (level %d, %d records)'
+                 % (model.level, model.acct.nrec))
+        return
+    if run.trace is None:
+        return fail(G_REPLAY, 'no trace file')
+    records, problem, peak = replay(run.trace)
+    try:
+        own = json.loads(run.report) if run.report else None
+    except ValueError:
+        own = None
+    if problem:
+        fail(G_REPLAY, problem)
+    elif own is not None:
+        final = records[-1][2] if records else 0
+        if final != own.get('leaked_bytes'):
+            fail(G_REPLAY, 'the last TOTAL is %d, the report says %r bytes leaked' % (final, own.get('leaked_bytes')))
+        if peak != own.get('peak_bytes'):
+            fail(G_REPLAY, 'the largest TOTAL is %d, the report says a peak of %r' % (peak, own.get('peak_bytes')))
+        if len(records) != own.get('records'):
+            fail(G_REPLAY, 'the trace has %d records, the report says %r' % (len(records), own.get('records')))
+    want = [(op, sites[s], t, b) for op, s, t, b in model.acct.records]
+    if records != want:
+        i = next((i for i, (w, g) in enumerate(zip(want, records)) if w != g), min(len(want), len(records)))
+        fail(G_TRACE, 'record %d: expected %s, got %s (%d records expected, %d in the trace)'
+             % (i, show_record(want[i] if i < len(want) else None, i),
+                show_record(records[i] if i < len(records) else None, i), len(want), len(records)))
+
+
+def check_script(ops, sites, binaries, level, mode, workdir, tag):
+    """Runs one script at one level and mode; {group: [messages]}.
+    Raises Undefined for a script outside the contract."""
+    trace = os.path.join(workdir, tag + '.trace')
+    model = predict(ops, sites, level, mode, trace)
+    run = run_driver(binaries[level], ops, level, mode, workdir, tag)
+    return check_run(model, run, sites)
+
+
+def runs_of(ops, sites):
+    """The (level, mode) runs a script gets: every level in continue mode,
+    and in abort mode too when it makes a bad free."""
+    modes = ['continue'] + (['abort'] if bad_ops(ops, sites) else [])
+    return [(level, mode) for level in (1, 2, 3) for mode in modes]
+
+
+# --- shrinking ------------------------------------------------------------------
+
+def shrink(ops, still_fails, budget_seconds=90):
+    """Deletes ops (halves, quarters, ... single ones) while the failure
+    persists, then halves burst counts; returns the smallest script."""
+    deadline = time.time() + budget_seconds
+    chunk_len = max(1, len(ops) // 2)
+    while chunk_len >= 1 and time.time() < deadline:
+        i, removed = 0, False
+        while i < len(ops) and time.time() < deadline:
+            candidate = ops[:i] + ops[i + chunk_len:]
+            if candidate and still_fails(candidate):
+                ops, removed = candidate, True
+            else:
+                i += chunk_len
+        if not removed:
+            chunk_len //= 2
+    for i, op in enumerate(ops):
+        while op.name == 'burst' and op.args[1] > 1 and time.time() < deadline:
+            smaller = Op('burst', None, (op.args[0], op.args[1] // 2))
+            candidate = ops[:i] + [smaller] + ops[i + 1:]
+            if not still_fails(candidate):
+                break
+            ops, op = candidate, smaller
+    return ops
+
+
+# --- the commands -------------------------------------------------------------
+
+def binaries_for(bin_dir, build):
+    return {level: os.path.join(bin_dir, 'driver-%s-%d' % (build, level)) for level in (1, 2, 3)}
+
+
+def build_of(seed, forced):
+    """Both builds are exercised: the library for even seeds, the one-line
+    use for odd ones (MODEL_BUILD=lib or header forces one)."""
+    return forced or ('lib' if seed % 2 == 0 else 'header')
+
+
+def check_seed(args):
+    """Generates a seed's script and checks every run of it; returns the
+    counts and the first message of each failing group of each run."""
+    seed, cfg = args
+    ops = generate(seed, cfg['kinds'], cfg['scale'])
+    sites, build = cfg['sites'], build_of(seed, cfg['build'])
+    binaries = binaries_for(cfg['bin_dir'], build)
+    workdir = tempfile.mkdtemp(prefix='seed%d-' % seed, dir=cfg['work'])
+    out = {'seed': seed, 'build': build, 'runs': 0, 'fails': [], 'seconds': 0.0, 'ops': len(ops), 'bad': 0}
+    try:
+        runs = runs_of(ops, sites)
+        out['bad'] = int(any(m == 'abort' for _, m in runs))
+        for level, mode in runs:
+            t = time.time()
+            fails = check_script(ops, sites, binaries, level, mode, workdir, 'run')
+            out['seconds'] += time.time() - t
+            out['runs'] += 1
+            for group, msgs in fails.items():
+                out['fails'].append((group, level, mode, msgs[0]))
+    except Undefined as e:
+        out['fails'].append((G_STATUS, 0, '-', 'the generator wrote a script the model does not define: %s' % e))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return out
+
+
+def say(verdict, text):
+    print('%s %s' % (verdict, text), flush=True)
+
+
+def note(text):
+    for line in text.split('\n'):
+        print('     ' + line, flush=True)
+
+
+def cmd_check(opts):
+    """Seeds in parallel, one PASS or FAIL line per group, then the first
+    failure shrunk."""
+    sites = read_sites(opts.driver)
+    kinds = parse_kinds(opts.kinds)
+    scale = 'long' if opts.long else 'default'
+    work = tempfile.mkdtemp(prefix='model-', dir=opts.work)
+    cfg = {'kinds': kinds, 'scale': scale, 'sites': sites, 'bin_dir': opts.bin_dir,
+           'build': opts.build, 'work': work}
+    seeds = list(range(opts.first, opts.first + opts.seeds))
+    start = time.time()
+    if opts.jobs > 1:
+        import multiprocessing
+        with multiprocessing.Pool(opts.jobs) as pool:
+            results = list(pool.imap(check_seed, [(s, cfg) for s in seeds], chunksize=1))
+    else:
+        results = [check_seed((s, cfg)) for s in seeds]
+    elapsed = time.time() - start
+    runs = sum(r['runs'] for r in results)
+    aborts = sum(r['bad'] for r in results) * 3
+    title = 'model: %d seeds x 3 levels' % len(seeds)
+    print('INFO kinds of bad free: %s (%s); %d runs, %d of them in abort mode'
+          % (kinds_name(kinds), ','.join(kinds) or 'none', runs, aborts), flush=True)
+    first_fail = None
+    for group in GROUPS:
+        hits = [(r['seed'], r['build'], lvl, mode, msg) for r in results
+                for g, lvl, mode, msg in r['fails'] if g == group]
+        if not hits:
+            say('PASS', '%s: %s' % (title, group))
+            continue
+        seed, build, level, mode, msg = hits[0]
+        say('FAIL', '%s: %s: %d runs differ; first: seed %d, level %s, %s mode, %s build'
+            % (title, group, len(hits), seed, level, mode, build))
+        note(msg)
+        if first_fail is None or (seed, level) < (first_fail[0], first_fail[2]):
+            first_fail = (seed, build, level, mode, group)
+    slowest = max(results, key=lambda r: r['seconds'])
+    print('INFO %d runs in %.1f s (%d jobs); slowest seed %d (%d ops, %.1f s)'
+          % (runs, elapsed, opts.jobs, slowest['seed'], slowest['ops'], slowest['seconds']), flush=True)
+    if first_fail and opts.shrink and first_fail[2]:     # (level 0: the generator's own fault)
+        report_shrunk(first_fail, cfg, opts)
+    shutil.rmtree(work, ignore_errors=True)
+    return 1 if first_fail else 0
+
+
+def report_shrunk(first_fail, cfg, opts):
+    """The smallest script that still fails the same way, and the commands
+    that reproduce the seed and the shrunk script."""
+    seed, build, level, mode, group = first_fail
+    sites = cfg['sites']
+    ops = generate(seed, cfg['kinds'], cfg['scale'])
+    binaries = binaries_for(cfg['bin_dir'], build)
+    workdir = tempfile.mkdtemp(prefix='shrink-', dir=cfg['work'])
+
+    def still_fails(candidate):
+        try:
+            if mode == 'abort' and not bad_ops(candidate, sites):
+                return False
+            fails = check_script(candidate, sites, binaries, level, mode, workdir, 'shrink')
+        except Undefined:
+            return False
+        return group in fails
+
+    start = time.time()
+    small = shrink(ops, still_fails, opts.shrink_seconds)
+    fails = check_script(small, sites, binaries, level, mode, workdir, 'shrink')
+    top = 'MODEL_TOP=%s ' % os.environ['MODEL_TOP'] if os.environ.get('MODEL_TOP') else ''
+    env = '%sMODEL_KINDS=%s MODEL_BUILD=%s ' % (top, kinds_name(cfg['kinds']), build)
+    print('INFO seed %d, level %d, %s mode: %d ops shrunk to %d in %.0f s; %s'
+          % (seed, level, mode, len(ops), len(small), time.time() - start,
+             'it differs in: ' + '; '.join(fails) if fails else 'it no longer differs (not reproducible?)'), flush=True)
+    # the group shrunk for, and the whole stderr's diff (the bad-free,
+    # summary and leak groups are parts of it)
+    for g in [group] + ([G_STDERR] if group not in (G_BAD, G_SUMMARY, G_LEAKS, G_STDERR) else []):
+        if g in fails:
+            note('[%s] %s' % (g, fails[g][0]))
+    keep = opts.keep or os.path.join(tempfile.gettempdir(), 'mtrace-model')
+    os.makedirs(keep, exist_ok=True)
+    path = os.path.join(keep, 'seed%d-level%d-%s.script' % (seed, level, mode))
+    with open(path, 'w') as f:
+        f.write(format_script(small))
+    print('INFO the shrunk script (%s):' % path, flush=True)
+    note(format_script(small).rstrip('\n'))
+    print('INFO reproduce the seed:   %stests/model/run.sh %s1 %d' % (env, '--long ' if cfg['scale'] == 'long' else '', seed))
+    print('INFO reproduce the script: %sMODEL_BUILD=%s tests/model/run.sh --script %s --level %d --mode %s'
+          % (top, build, path, level, mode), flush=True)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def cmd_script(opts):
+    """One script: every difference of every run asked for, or (--one-line)
+    one PASS or FAIL line for all its runs, as run.sh does for found/."""
+    global DIFF_LINES
+    DIFF_LINES = 80
+    sites = read_sites(opts.driver)
+    with open(opts.script) as f:
+        ops = parse_script(f.read())
+    build = opts.build or 'lib'
+    binaries = binaries_for(opts.bin_dir, build)
+    work = tempfile.mkdtemp(prefix='model-', dir=opts.work)
+    name = 'model: %s' % (os.path.relpath(opts.script, os.path.dirname(opts.driver))
+                          if opts.one_line else os.path.basename(opts.script))
+    try:
+        runs = runs_of(ops, sites)
+        runs = [(l, m) for l, m in runs if (not opts.level or l == opts.level) and (not opts.mode or m == opts.mode)]
+        if opts.mode == 'abort' and not runs:
+            runs = [(l, 'abort') for l in ((opts.level,) if opts.level else (1, 2, 3))]
+        results = [(level, mode, check_script(ops, sites, binaries, level, mode, work, 'script'))
+                   for level, mode in runs]
+    except Undefined as e:
+        say('FAIL', '%s: the model does not define this script: %s' % (name, e))
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if opts.one_line:
+        return one_line(name, results, build)
+    status = 0
+    for level, mode, fails in results:
+        run = '%s, level %d, %s mode, %s build' % (name, level, mode, build)
+        if not fails:
+            say('PASS', run)
+        for group, msgs in fails.items():
+            say('FAIL', '%s: %s' % (run, group))
+            status = 1
+            if group in (G_BAD, G_SUMMARY, G_LEAKS) and G_STDERR in fails:
+                note('(see the stderr diff)')
+                continue
+            for m in msgs:
+                note(m)
+    return status
+
+
+def one_line(name, results, build):
+    """All the runs of a script as one line, the first failing run's
+    differences below it."""
+    name += ' (levels 1-3, %s mode, %s build)' % (' and '.join(sorted({m for _, m, _ in results})), build)
+    failing = [(level, mode, fails) for level, mode, fails in results if fails]
+    if not failing:
+        say('PASS', name)
+        return 0
+    level, mode, fails = failing[0]
+    say('FAIL', '%s: %d runs differ; first: level %d, %s mode: %s'
+        % (name, len(failing), level, mode, '; '.join(fails)))
+    note(fails.get(G_STDERR, fails.get(G_JSON, next(iter(fails.values()))))[0])
+    return 1
+
+
+def cmd_generate(opts):
+    sys.stdout.write(format_script(generate(opts.seed, parse_kinds(opts.kinds), 'long' if opts.long else 'default')))
+    return 0
+
+
+def cmd_predict(opts):
+    sites = read_sites(opts.driver)
+    with open(opts.script) as f:
+        ops = parse_script(f.read())
+    m = predict(ops, sites, opts.level, opts.mode, os.path.abspath('mtrace'))
+    print('exit status %d' % m.exit_status())
+    sys.stdout.write(''.join('stdout: ' + l for l in m.stdout))
+    for line in m.stderr():
+        print('stderr: ' + line)
+    print(json.dumps(m.report(), indent=1))
+    return 0
+
+
+def main(argv):
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
+    sub = p.add_subparsers(dest='cmd', required=True)
+    c = sub.add_parser('check', help='seeds against the drivers built by run.sh')
+    c.add_argument('--bin-dir', required=True)
+    c.add_argument('--seeds', type=int, default=200)
+    c.add_argument('--first', type=int, default=1)
+    c.add_argument('--long', action='store_true')
+    c.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
+    c.add_argument('--kinds', default=os.environ.get('MODEL_KINDS', 'all'))
+    c.add_argument('--build', default=os.environ.get('MODEL_BUILD'))
+    c.add_argument('--work', default=None)
+    c.add_argument('--keep', default=os.environ.get('MODEL_KEEP'))
+    c.add_argument('--shrink', type=int, default=int(os.environ.get('MODEL_SHRINK', '1')))
+    c.add_argument('--shrink-seconds', type=float, default=float(os.environ.get('MODEL_SHRINK_SECONDS', '120')))
+    s = sub.add_parser('script', help='one script, every difference')
+    s.add_argument('script')
+    s.add_argument('--bin-dir', required=True)
+    s.add_argument('--level', type=int)
+    s.add_argument('--mode', choices=['continue', 'abort'])
+    s.add_argument('--build', default=os.environ.get('MODEL_BUILD'))
+    s.add_argument('--work', default=None)
+    s.add_argument('--one-line', action='store_true')
+    g = sub.add_parser('generate', help='print the script of a seed')
+    g.add_argument('seed', type=int)
+    g.add_argument('--long', action='store_true')
+    g.add_argument('--kinds', default=os.environ.get('MODEL_KINDS', 'all'))
+    r = sub.add_parser('predict', help='print what the model expects of a script')
+    r.add_argument('script')
+    r.add_argument('--level', type=int, default=1)
+    r.add_argument('--mode', choices=['continue', 'abort'], default='continue')
+    opts = p.parse_args(argv)
+    return {'check': cmd_check, 'script': cmd_script, 'generate': cmd_generate, 'predict': cmd_predict}[opts.cmd](opts)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
