@@ -1,8 +1,10 @@
 /* runtime/ci.c - for CI: suppressions, a heap budget, the JSON report.
 
    Owns: MTRACE_SUPPRESS (read at start, matched at exit), MTRACE_MAX_HEAP,
-   and MTRACE_REPORT's file (doc/report-json.md).
-   May call: runtime/state.c, out.c, sites.c. */
+   MTRACE_FREED_MAX, the modes MTRACE_DOUBLE_FREE and MTRACE_LEAK_CHECK
+   (read at start), and MTRACE_REPORT's file (doc/report-json.md).
+   May call: runtime/state.c, out.c, sites.c, trace.c (mtrace_io_begin and
+   _end around the report's writes). */
 
 /* One line of the suppression file, s (its terminator already cut), into
    *p: 0 if it is not one. */
@@ -28,40 +30,114 @@ static int mtrace_parse_supp(char *s, struct mtrace_supp *p)
     return *p->src != 0;
 }
 
+/* Is this open file /dev/null?  As an input it is empty, as an output
+   it discards: both are what the user asked for. */
+static int mtrace_is_dev_null(const struct stat *st)
+{
+    struct stat null;
+    return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode)
+        && null.st_rdev == st->st_rdev;
+}
+
+/* The largest suppression file read: a larger one is refused with one
+   warning, never cut (a pattern past the cut would be ignored unseen). */
+#define MTRACE_SUPP_MAX ((size_t)64 << 20)
+
+/* MTRACE_SUPPRESS's file, whole and NUL-terminated (the patterns point
+   into it: kept), *len its length; 0 after one warning naming the
+   variable.  It never waits: opened without blocking, and only a regular
+   file (or /dev/null, empty) is read: a FIFO would wait for its writer. */
+static char *mtrace_read_supp_file(const char *file, size_t *len)
+{
+    struct stat st;
+    size_t mapped = 0;
+    const char *why = 0;
+    char *text = 0;
+    long got = 0;
+    int fd;
+    *len = 0;
+    while ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == EINTR)
+        ;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        why = "a directory";
+    else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+        why = "a FIFO or a pipe, not a regular file (it would wait for its writer)";
+    else if (mtrace_is_dev_null(&st))
+        st.st_size = 0;
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    if (!why && (size_t)st.st_size > MTRACE_SUPP_MAX)
+        why = "larger than 64 MiB (the most read)";
+    else if (!why && !(text = (char *)mtrace_pages(mapped = (size_t)st.st_size + 1)))
+        why = strerror(ENOMEM);
+    while (!why && *len < (size_t)st.st_size
+           && ((got = mtrace_read(fd, text + *len, (size_t)st.st_size - *len)) > 0 || (got < 0 && errno == EINTR)))
+        *len += got > 0 ? (size_t)got : 0;
+    if (!why && got < 0)
+        why = strerror(errno);
+    if (fd >= 0)
+        mtrace_close(fd);
+    if (why) {
+        mtrace_say("*** MTRACE: warning: cannot read the suppression file ");
+        mtrace_say_shown(file);
+        mtrace_say(": ");
+        mtrace_say(why);
+        mtrace_say(": MTRACE_SUPPRESS ignored\n");
+        mtrace_unpages(text, mapped);
+        return 0;
+    }
+    text[*len] = 0;
+    return text;
+}
+
 /* MTRACE_SUPPRESS: one pattern a line (blank lines and # comments
-   skipped); a line that is not one is a warning naming file:line. */
+   skipped), the whole file; a line that is not one (a NUL byte in it
+   included) is a warning naming file:line. */
 static void mtrace_read_suppressions(void)
 {
-    enum { MAX = 1 << 20 };
     const char *file = mtrace_getenv("MTRACE_SUPPRESS");
-    char *text, *line, *next;
-    unsigned at = 0, lines = 1;
+    char *text, *line, *next, *end;
+    size_t len, cap = 0;
+    unsigned at = 0;
     if (!file || !*file)
         return;
     mt.supp_file = file;
-    if (!(text = (char *)mtrace_pages(MAX)) || mtrace_read_file(file, text, MAX) < 0) {
-        mtrace_say("*** MTRACE: warning: cannot read the suppression file ");
-        mtrace_say(file);
-        mtrace_say(": ");
-        mtrace_say(strerror(errno));
-        mtrace_say("\n");
+    if (!(text = mtrace_read_supp_file(file, &len)))
         return;
-    }
-    for (line = text; *line; line++)
-        lines += *line == '\n';
-    if (!(mt.supp = (struct mtrace_supp *)mtrace_pages(lines * sizeof *mt.supp)))
-        return;
-    for (line = text; line; line = next) {
-        struct mtrace_supp *p = &mt.supp[mt.nsupp];
-        if ((next = strchr(line, '\n')))
-            *next++ = 0;
+    for (line = text, end = text + len; line < end; line = next) {
+        struct mtrace_supp *p;
+        size_t n;
+        if (!(next = (char *)memchr(line, '\n', (size_t)(end - line))))
+            next = end;
+        *next++ = 0;            /* (text[len] is the NUL after the last) */
         at++;
+        if (strlen(line) < (size_t)(next - 1 - line)) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "*** MTRACE: %.300s:%u: not a suppression (a NUL byte in the line)\n", file, at);
+            mtrace_say(msg);
+            continue;
+        }
         line += strspn(line, " \t");
         line[strcspn(line, "\r")] = 0;
-        while (*line && (line[strlen(line) - 1] == ' ' || line[strlen(line) - 1] == '\t'))
-            line[strlen(line) - 1] = 0;
+        while ((n = strlen(line)) && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+            line[n - 1] = 0;
         if (!*line || *line == '#')
             continue;
+        if (mt.nsupp == cap) {  /* the table doubles: no bound but the file's */
+            struct mtrace_supp *more = (struct mtrace_supp *)mtrace_pages((cap ? 2 * cap : 64) * sizeof *more);
+            if (!more) {
+                mtrace_say("*** MTRACE: warning: out of memory for the suppressions: the rest of the file is ignored\n");
+                return;
+            }
+            if (cap)
+                memcpy(more, mt.supp, cap * sizeof *more);
+            mtrace_unpages(mt.supp, cap * sizeof *more);
+            mt.supp = more;
+            cap = cap ? 2 * cap : 64;
+        }
+        p = &mt.supp[mt.nsupp];
         if (mtrace_parse_supp(line, p)) {
             p->at = at;
             mt.nsupp++;
@@ -135,6 +211,66 @@ static void mtrace_read_freed_max(void)
     mt.freed_max = !n ? MTRACE_FREED_DEFAULT : n < MTRACE_EPOCHS ? MTRACE_EPOCHS : n;
 }
 
+/* A variable that takes one value (beside unset or empty): 1 if it has
+   it; another is one warning naming the variable and that value, and
+   the default stays (`instead` says what it is). */
+static int mtrace_read_mode(const char *var, const char *value, const char *instead)
+{
+    const char *text = mtrace_getenv(var);
+    char msg[512];
+    if (!text || !*text)
+        return 0;
+    if (!strcmp(text, value))
+        return 1;
+    snprintf(msg, sizeof msg, "*** MTRACE: warning: %s=%.100s is not %s (its only value): %s\n", var, text, value, instead);
+    mtrace_say(msg);
+    return 0;
+}
+
+/* MTRACE_DOUBLE_FREE=continue and MTRACE_LEAK_CHECK=reachable. */
+static void mtrace_read_modes(void)
+{
+    mt.keep_going = mtrace_read_mode("MTRACE_DOUBLE_FREE", "continue", "a double or invalid free aborts");
+    mt.reachable_mode = mtrace_read_mode("MTRACE_LEAK_CHECK", "reachable", "every block live at exit is a leak");
+}
+
+/* MTRACE_REPORT's file, opened for writing: its descriptor, or -1 after
+   one warning.  The open never waits (a FIFO that nobody reads is
+   refused); then only a regular file, a FIFO that has a reader, or
+   /dev/null takes the report, and never the program's own standard
+   input, output or error (the report would land amid, or before, what
+   the program wrote there: stdio flushes after us).  A regular file is
+   truncated only once it is known to be fit. */
+static int mtrace_open_report(const char *path)
+{
+    struct stat st, io;
+    const char *why = 0;
+    int fd, i, null = 0;
+    while ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666)) < 0 && errno == EINTR)
+        ;
+    if (fd < 0)
+        why = errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno);
+    else if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !(null = mtrace_is_dev_null(&st)))
+        why = "not a regular file, a FIFO or /dev/null";
+    for (i = 0; !why && !null && i <= 2; i++)
+        if (fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
+            why = "the program's own standard input, output or error";
+    if (!why && (fcntl(fd, F_SETFL, O_WRONLY) != 0 || (S_ISREG(st.st_mode) && mtrace_ftruncate(fd, 0) != 0)))
+        why = strerror(errno);
+    if (!why)
+        return fd;
+    if (fd >= 0)
+        mtrace_close(fd);
+    mtrace_say("*** MTRACE: warning: MTRACE_REPORT: cannot write the JSON report ");
+    mtrace_say_shown(path);
+    mtrace_say(": ");
+    mtrace_say(why);
+    mtrace_say(": no JSON report\n");
+    return -1;
+}
+
 /* MTRACE_REPORT: what the summary and the leak report hold, as JSON
    (doc/report-json.md), written at exit at every level. */
 static void mtrace_write_json(int status)
@@ -142,6 +278,7 @@ static void mtrace_write_json(int status)
     const char *name = mtrace_getenv("MTRACE_REPORT");
     char path[4096], line[256];
     struct mtrace_fout *f;
+    struct mtrace_io io;
     unsigned i, *order;
     const struct { const char *key; size_t value; } figures[] = {   /* in doc/report-json.md's order */
         { "max_rss_bytes", mt.maxrss }, { "peak_bytes", mt.max }, { "peak_record", mt.peak_recno },
@@ -153,20 +290,26 @@ static void mtrace_write_json(int status)
         { "untraced_signal_calls", mt.passed } };
     if (!name || !*name)
         return;
+    if (mtrace_name_fault(name, line, sizeof line)) {
+        mtrace_say("*** MTRACE: warning: MTRACE_REPORT=");
+        mtrace_say_shown(name);
+        mtrace_say(": ");
+        mtrace_say_shown(line);
+        mtrace_say(": no JSON report\n");
+        return;
+    }
     if (!mtrace_build_name(path, sizeof path, name) || !(f = (struct mtrace_fout *)mtrace_pages(sizeof *f))) {
         mtrace_say("*** MTRACE: warning: MTRACE_REPORT: the name is too long: no JSON report\n");
         return;
     }
-    if ((f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-        mtrace_say("*** MTRACE: warning: cannot write the JSON report ");
-        mtrace_say(path);
-        mtrace_say(": ");
-        mtrace_say(strerror(errno));
-        mtrace_say("\n");
+    mtrace_io_begin(&io);       /* no SIGPIPE, no SIGXFSZ: a failed write is a warning */
+    if ((f->fd = mtrace_open_report(path)) < 0) {
+        mtrace_io_end(&io, 0);
         mtrace_unpages(f, sizeof *f);
         return;
     }
     f->n = 0;
+    f->err = 0;
     mtrace_fputs(f, "{\n  \"mtrace_report\": 1,\n");
     mtrace_fput_num(f, "pid", (size_t)mt.pid, 0);
     snprintf(line, sizeof line, "  \"rank\": %ld,\n  \"level\": %d,\n", mt.rank, mt.level);
@@ -202,8 +345,18 @@ static void mtrace_write_json(int status)
     }
     mtrace_unpages(order, mt.maxsites * sizeof *order);
     mtrace_fputs(f, "\n  ]\n}\n");
-    mtrace_write_all(f->fd, f->buf, f->n);
-    mtrace_close(f->fd);
+    if (!f->err)
+        f->err = mtrace_write_all(f->fd, f->buf, f->n);
+    if (mtrace_close(f->fd) != 0 && !f->err && errno != EINTR)
+        f->err = errno;         /* (NFS, a quota: the data may fail only here) */
+    mtrace_io_end(&io, f->err);
+    if (f->err) {
+        mtrace_say("*** MTRACE: warning: MTRACE_REPORT: cannot write the JSON report ");
+        mtrace_say_shown(path);
+        mtrace_say(": ");
+        mtrace_say(f->err == EPIPE ? "its reader went away" : strerror(f->err));
+        mtrace_say(": the report is incomplete\n");
+    }
     mtrace_unpages(f, sizeof *f);
 }
 

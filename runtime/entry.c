@@ -264,10 +264,11 @@ MTRACE_API void mtrace__Exit(int status)
 
 MTRACE_API void mtrace_quick_exit(int status)
 {
-    mtrace_write_out();
-    if (!mtrace_single_threaded)        /* quick_exit's own handlers may allocate */
-        __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
-    mtrace_pending.busy = 0;
+    if (mtrace_write_out()) {           /* quick_exit's own handlers may allocate */
+        if (!mtrace_single_threaded)
+            __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
+        mtrace_pending.busy = 0;
+    }
     mtrace_libc_quick_exit(status);
 }
 

@@ -178,6 +178,8 @@ struct mtrace_state {
     const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
     struct mtrace_sym *syms;    /* names of code addresses, for a report */
     unsigned nsyms;
+    long addr2line_until;       /* when the wait for addr2line ends (ms) */
+    int addr2line_dead;         /* it did not answer in time: no more */
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees, invalid_frees;

@@ -25,19 +25,32 @@ static int mtrace_lock_to_leave(void)
     return 0;
 }
 
+/* Is this the child of a vfork, which shares the parent's memory until
+   it calls _exit or exec?  It is a process of its own (fork's child
+   takes its pid in mtrace_fork_child; vfork runs no atfork handler), and
+   whatever it changed in the state, the parent would find changed: the
+   exit paths leave the state alone there (a vfork child that _exited
+   used to end the parent's tracing, report and all). */
+static int mtrace_vfork_child(void)
+{
+    return mt.pid && mtrace_getpid() != mt.pid;
+}
+
 /* The trace out, whole, for a process about to end without mtrace_finish:
    the lock stays taken (other threads wait until the process is gone), so
-   that no record is written twice or cut. */
-static void mtrace_write_out(void)
+   that no record is written twice or cut.  1 if this thread took it. */
+static int mtrace_write_out(void)
 {
     int ready = MTRACE_READY;
     /* DONE first: the other threads stop coming in, the one inside leaves */
-    if (!__atomic_compare_exchange_n(&mt.state, &ready, MTRACE_DONE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+    if (mtrace_vfork_child()
+        || !__atomic_compare_exchange_n(&mt.state, &ready, MTRACE_DONE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
         || !mtrace_lock_to_leave())
-        return;
+        return 0;
     mtrace_pending.busy = 2;
     mtrace_end_trace();
     mt.tracing = 0;
+    return 1;
 }
 
 /* A signal whose default action ends the process: name the traced call
@@ -267,7 +280,6 @@ static void mtrace_init(void)
         return;
     }
     mt.pid = mtrace_getpid();
-    mt.keep_going = mtrace_getenv("MTRACE_DOUBLE_FREE") && !strcmp(mtrace_getenv("MTRACE_DOUBLE_FREE"), "continue");
     mt.rank = mtrace_mpi_rank();
     if (!(mt.path = (char *)mtrace_pages(MTRACE_PATHMAX))
         || (mt.level == 1 && !(mt.buf = (char *)mtrace_pages(mt.bufsize = MTRACE_BUFSIZE)))) {
@@ -288,7 +300,7 @@ static void mtrace_init(void)
     mtrace_read_budget();
     mtrace_read_freed_max();
     mtrace_read_depth();
-    mt.reachable_mode = mtrace_getenv("MTRACE_LEAK_CHECK") && !strcmp(mtrace_getenv("MTRACE_LEAK_CHECK"), "reachable");
+    mtrace_read_modes();
     mtrace_grow_sites();
     mtrace_grow_dir(&mt.heap);
     mtrace_publish();
@@ -358,6 +370,8 @@ static void mtrace_finish(void)
 static void mtrace_on_exit(int status, void *arg)
 {
     (void)arg;
+    if (mtrace_vfork_child())   /* exit() in a vfork child: the parent's state */
+        return;
     mt.exit_status = status;
     mt.exiting = 1;
     if (mt.destructed && !mt.finish_queued) {
@@ -379,7 +393,7 @@ static void mtrace_on_exit(int status, void *arg)
    acts: another one-line copy may go away with its plugin. */
 __attribute__((destructor(101))) static void mtrace_destructor(void)
 {
-    if (mt.owner != mtrace_init || mt.finish_queued)
+    if (mt.owner != mtrace_init || mt.finish_queued || mtrace_vfork_child())
         return;
     if (!mt.exiting) {
         mt.destructed = 1;      /* on_exit comes later and reports */

@@ -2,7 +2,7 @@
 
    Owns: running addr2line on the frames a report prints, and the notes
    "file:line: note: called from f".
-   May call: runtime/state.c, out.c, stacks.c.
+   May call: runtime/state.c, out.c, stacks.c, trace.c (its clock).
 
    addr2line (binutils, found wherever gcc is) turns a module's address
    into "function" and "file:line".  It runs without a shell, its
@@ -46,6 +46,34 @@ static const char *mtrace_take_line(const char *t, const char *end, char *dst, s
     return t < end ? t + 1 : t;
 }
 
+/* Waits for the helper `pid` to write on fd, until mt.addr2line_until:
+   1 when there is something to read (or its end).  A helper that does
+   not answer in time (MTRACE_ADDR2LINE naming a program that never
+   writes, a hung NFS mount) is killed, said once, and not asked again:
+   the frames are then shown as module+offset, and the program ends. */
+static int mtrace_answered(int fd, pid_t pid, const char *tool)
+{
+    struct pollfd pf;
+    long left;
+    int r;
+    for (;;) {
+        pf.fd = fd;
+        pf.events = POLLIN;
+        left = mt.addr2line_until - mtrace_now_ms();
+        if (left > 0 && (r = poll(&pf, 1, (int)left)) != 0) {
+            if (r > 0 || errno != EINTR)
+                return r > 0;
+            continue;
+        }
+        kill(pid, SIGKILL);
+        mt.addr2line_dead = 1;
+        mtrace_say("*** MTRACE: warning: ");
+        mtrace_say(tool);
+        mtrace_say(" (MTRACE_ADDR2LINE) did not answer within 5 s: frames shown as module+offset\n");
+        return 0;
+    }
+}
+
 /* addr2line's two lines per address for v[0..n), n <= 64, all in segment
    seg; names it cannot give stay "". */
 static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtrace_seg *seg, const char *tool)
@@ -79,8 +107,12 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
         pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     mtrace_close(fds[1]);
-    while (pid > 0 && got < OUT && ((r = mtrace_read(fds[0], out + got, (size_t)(OUT - got))) > 0 || (r < 0 && errno == EINTR)))
-        got += r > 0 ? r : 0;
+    while (pid > 0 && got < OUT && mtrace_answered(fds[0], pid, tool)) {
+        if ((r = mtrace_read(fds[0], out + got, (size_t)(OUT - got))) > 0)
+            got += r;
+        else if (r == 0 || errno != EINTR)
+            break;
+    }
     mtrace_close(fds[0]);
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -115,13 +147,14 @@ static void mtrace_symbolize(const uintptr_t *a, unsigned n)
     mt.nsyms = j;
     if (!tool)
         tool = "addr2line";
-    if (!*tool || getauxval(AT_SECURE))
+    if (!*tool || getauxval(AT_SECURE) || mt.addr2line_dead)
         return;
+    mt.addr2line_until = mtrace_now_ms() + 5000;
     for (i = 0; i < mt.nsyms; i = j) {      /* runs of one segment, 64 at most */
         int seg = mtrace_seg_in(mt.syms[i].addr, mt.nsegs);
         for (j = i + 1, k = 1; j < mt.nsyms && k < 64 && mtrace_seg_in(mt.syms[j].addr, mt.nsegs) == seg; j++, k++)
             ;
-        if (seg >= 0)
+        if (seg >= 0 && !mt.addr2line_dead)
             mtrace_addr2line(&mt.syms[i], j - i, &mt.segs[seg], tool);
     }
 }

@@ -1,28 +1,46 @@
 /* runtime/out.c - the tracer's text: every byte it writes goes through here.
 
    Owns: writing to a descriptor (async-signal-safe), decimal numbers, a
-   bounded writer, file names built from the user's patterns (%p, %q{VAR}),
-   reading the start of a file, and the escaping of each reader: the
-   trace's %XX names, gnuplot's quoted strings, a shell word, JSON strings
-   and the JSON report's buffered writer.  One place for each escaping.
+   bounded writer, file names built from the user's patterns (%p, %q{VAR},
+   %%) and their faults, reading the start of a file, and the escaping of
+   each reader: the trace's %XX names, gnuplot's quoted strings, a shell
+   word, JSON strings and the JSON report's buffered writer.  One place
+   for each escaping.
    May call: runtime/state.c. */
 
-static void mtrace_write_all(int fd, const char *s, size_t n)
+/* 0, or the errno of the write that failed (ENOSPC for one that wrote
+   nothing). */
+static int mtrace_write_all(int fd, const char *s, size_t n)
 {
     while (n > 0) {
         long w = mtrace_write(fd, s, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return;
+            return w < 0 ? errno : ENOSPC;
         s += w;
         n -= (size_t)w;
     }
+    return 0;
 }
 
 static void mtrace_say(const char *s)
 {
     mtrace_write_all(2, s, strlen(s));
+}
+
+/* A name or value the user gave, in a warning: a control character, which
+   would break the line, shows as '?'. */
+static void mtrace_say_shown(const char *s)
+{
+    char buf[256];
+    size_t n;
+    while (*s) {
+        for (n = 0; s[n] && n < sizeof buf; n++)
+            buf[n] = (unsigned char)s[n] < ' ' || s[n] == 0x7f ? '?' : s[n];
+        mtrace_write_all(2, buf, n);
+        s += n;
+    }
 }
 
 /* Decimal digits, two at a time from the right: the trace is mostly
@@ -89,11 +107,57 @@ static void mtrace_out_u(struct mtrace_out *w, size_t v)
     mtrace_out(w, digits, (size_t)(mtrace_put_u(digits, v) - digits));
 }
 
-/* A file name from a user's pattern, into dst (cap bytes): %p the pid and
-   %q{VAR} the value of $VAR (as Massif's --massif-out-file), made absolute
-   (the gnuplot lines must work from any directory), plus "-r" for MPI
-   rank r > 0, plus ".PID" for a forked child whose name has no %p.  0 if
-   it does not fit: never a cut name. */
+/* What is wrong with a file name pattern of the user's (MTRACE,
+   MTRACE_REPORT), as Valgrind's --log-file and Massif's --massif-out-file
+   judge one: a '%' must begin %p, %q{VAR} with VAR set, or %%.  0 if
+   nothing is; else why, written into why (cap bytes), for a warning: such
+   a name is refused, never kept literally. */
+static const char *mtrace_name_fault(const char *name, char *why, size_t cap)
+{
+    const char *close;
+    char var[256];
+    for (; *name; name++) {
+        if (name[0] != '%')
+            continue;
+        if (name[1] == 'p' || name[1] == '%') {
+            name++;
+            continue;
+        }
+        if (name[1] == 0)
+            snprintf(why, cap, "a '%%' at its end (%%%% is a '%%')");
+        else if (name[1] != 'q' && (unsigned char)name[1] > ' ' && (unsigned char)name[1] < 0x7f)
+            snprintf(why, cap, "%%%c is not %%p, %%q{VAR} or %%%% (%%%% is a '%%')", name[1]);
+        else if (name[1] != 'q')
+            snprintf(why, cap, "a '%%' then byte 0x%02x is not %%p, %%q{VAR} or %%%%", (unsigned char)name[1]);
+        else if (name[2] != '{')
+            snprintf(why, cap, "%%q without {VAR}");
+        else if (!(close = strchr(name + 3, '}')))
+            snprintf(why, cap, "%%q{ without its '}'");
+        else if (close == name + 3)
+            snprintf(why, cap, "%%q{} names no variable");
+        else if (close - name - 3 >= (long)sizeof var)
+            snprintf(why, cap, "%%q{...} names a variable longer than %u bytes", (unsigned)sizeof var - 1);
+        else {
+            memcpy(var, name + 3, (size_t)(close - name - 3));
+            var[close - name - 3] = 0;
+            if (mtrace_getenv(var)) {
+                name = close;
+                continue;
+            }
+            snprintf(why, cap, "%%q{%.100s}: that variable is not set", var);
+        }
+        return why;
+    }
+    return 0;
+}
+
+/* A file name from a user's pattern, into dst (cap bytes): %p the pid,
+   %q{VAR} the value of $VAR and %% a '%' (as Massif's --massif-out-file),
+   made absolute (the gnuplot lines must work from any directory), plus
+   "-r" for MPI rank r > 0, plus ".PID" for a forked child whose name has
+   no %p.  0 if it does not fit, or if the pattern is faulty
+   (mtrace_name_fault says why): never a cut name, never a literal '%'
+   sequence. */
 static int mtrace_build_name(char *dst, size_t cap, const char *name)
 {
     const char *v, *close;
@@ -103,6 +167,10 @@ static int mtrace_build_name(char *dst, size_t cap, const char *name)
     w.o = dst;
     w.end = dst + cap - 1;
     w.cut = 0;
+    if (mtrace_name_fault(name, var, sizeof var)) {
+        *dst = 0;
+        return 0;
+    }
     if (name[0] != '/') {
         if (!mtrace_getcwd(dst, cap - 1))
             w.cut = 1;
@@ -114,8 +182,11 @@ static int mtrace_build_name(char *dst, size_t cap, const char *name)
             mtrace_out_u(&w, (size_t)mt.pid);
             has_pid = 1;
             name++;
-        } else if (name[0] == '%' && name[1] == 'q' && name[2] == '{'
-                   && (close = strchr(name, '}')) && close - name - 3 < (long)sizeof var) {
+        } else if (name[0] == '%' && name[1] == '%') {
+            mtrace_out(&w, "%", 1);
+            name++;
+        } else if (name[0] == '%') {            /* %q{VAR}, VAR set: checked above */
+            close = strchr(name, '}');
             memcpy(var, name + 3, (size_t)(close - name - 3));
             var[close - name - 3] = 0;
             if ((v = mtrace_getenv(var)))
@@ -218,8 +289,10 @@ static void mtrace_shell_word(char *dst, const char *prefix, const char *s, cons
     *dst = 0;
 }
 
-/* A buffered writer to a file descriptor, for the JSON report. */
-struct mtrace_fout { int fd; size_t n; char buf[8192]; };
+/* A buffered writer to a file descriptor, for the JSON report: `err`
+   keeps the errno of the first write that failed (later ones are not
+   tried). */
+struct mtrace_fout { int fd, err; size_t n; char buf[8192]; };
 
 static void mtrace_fput(struct mtrace_fout *f, const char *s, size_t n)
 {
@@ -230,7 +303,8 @@ static void mtrace_fput(struct mtrace_fout *f, const char *s, size_t n)
         s += k;
         n -= k;
         if (f->n == sizeof f->buf) {
-            mtrace_write_all(f->fd, f->buf, f->n);
+            if (!f->err)
+                f->err = mtrace_write_all(f->fd, f->buf, f->n);
             f->n = 0;
         }
     }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@ MTRACE_LIBC(long, mtrace_write, (int, const void *, size_t), write);
 MTRACE_LIBC(long, mtrace_read, (int, void *, size_t), read);
 MTRACE_LIBC(int, mtrace_close, (int), close);
 MTRACE_LIBC(int, mtrace_ftruncate, (int, long), ftruncate);
+MTRACE_LIBC(long, mtrace_lseek, (int, long, int), lseek);
 MTRACE_LIBC(int, mtrace_getpid, (void), getpid);
 MTRACE_LIBC(unsigned, mtrace_geteuid, (void), geteuid);
 MTRACE_LIBC(int, mtrace_sigmask, (int, const sigset_t *, sigset_t *), pthread_sigmask);

@@ -331,7 +331,12 @@ static int mtrace_report(void)
         snprintf(who, sizeof who, "[pid %d] ", mt.pid);
         snprintf(tag, sizeof tag, " (pid %d)", mt.pid);
     }
-#define MTRACE_OUT(...) (o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
+/* Room for `need` more bytes: what is there is written out first if they
+   might not fit (thousands of leaks or of stale suppressions), so that a
+   line is never cut; a short report still goes out in one write. */
+#define MTRACE_ROOM(need) (o = o + (need) < end ? o : ((void)mtrace_write_all(2, out, (size_t)(o - out)), out))
+#define MTRACE_LINE (2 * MTRACE_NAMEMAX + 4096)    /* the longest line, with a chain of callers */
+#define MTRACE_OUT(...) (MTRACE_ROOM(MTRACE_LINE), o += snprintf(o, (size_t)(end - o), __VA_ARGS__), o = o < end ? o : end)
     if (mt.level <= 2) {
         MTRACE_OUT("%s*** MTRACE: max resident  set size: %10lu bytes\n", who, (unsigned long)mt.maxrss);
         MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
@@ -374,10 +379,6 @@ static int mtrace_report(void)
         struct mtrace_supp *sup = mtrace_suppression(s);
         unsigned top = mtrace_charged(s);
         const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
-        if (o + 2 * MTRACE_NAMEMAX + 4096 >= end) {     /* flush a long leak list */
-            mtrace_write_all(2, out, (size_t)(o - out));
-            o = out;
-        }
         if (sup) {              /* expected: counted, not an error */
             sup->bytes += s->live;
             sup->blocks += s->nlive;
@@ -411,10 +412,15 @@ static int mtrace_report(void)
         if (!mt.supp[i].blocks)
             MTRACE_OUT("%.300s:%u: warning: suppression matched no leak%s\n", mt.supp_file, mt.supp[i].at, tag);
     if (mt.budget && mt.max > mt.budget)
-        o = mtrace_put_budget(o, end, who);
+        o = mtrace_put_budget(MTRACE_ROOM(4 * MTRACE_LINE), end, who);
     if (leaks && !mt.reachable_mode && (threads = mtrace_threads()) > 1)
         MTRACE_OUT("%s*** MTRACE: note: %ld other thread%s still running at exit: "
                    "the blocks they held count as leaks\n", who, threads - 1, threads > 2 ? "s were" : " was");
+    else if (mt.reachable && (threads = mtrace_threads()) > 1)     /* reachable mode */
+        MTRACE_OUT("%s*** MTRACE: note: %ld other thread%s still running at exit: what only %s held counts as "
+                   "still reachable, and the scan of %s stack%s may over-count\n", who, threads - 1,
+                   threads > 2 ? "s were" : " was", threads > 2 ? "they" : "it", threads > 2 ? "their" : "its",
+                   threads > 2 ? "s" : "");
     if (mt.passed && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: %lu calls made by signal handlers inside the tracer were not traced\n",
                    who, (unsigned long)mt.passed);
@@ -430,6 +436,8 @@ static int mtrace_report(void)
     else if (!leaks && !mt.invalid_frees && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: No memory leaks\n", who);
 #undef MTRACE_OUT
+#undef MTRACE_LINE
+#undef MTRACE_ROOM
     mtrace_write_all(2, out, (size_t)(o - out));
     mtrace_unpages(out, cap);
     return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;

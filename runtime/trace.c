@@ -8,31 +8,41 @@
 
 /* Around the tracer's I/O, which may run with its lock held: no
    cancellation (write and open are cancellation points, and a thread
-   cancelled there would die holding the lock), and no SIGPIPE (a FIFO
-   whose reader went away must not kill the program: the write fails with
-   EPIPE, and a SIGPIPE that this write raised is taken back). */
-struct mtrace_io { int cancel; sigset_t mask; int pipe_was_pending; };
+   cancelled there would die holding the lock), and neither SIGPIPE nor
+   SIGXFSZ (a FIFO whose reader went away, or a file-size limit, must not
+   kill the program: the write fails with EPIPE or EFBIG, and the signal
+   that this write raised is taken back; the program's own writes meet
+   the dispositions it chose). */
+struct mtrace_io { int cancel; sigset_t mask; int pipe_was_pending, xfsz_was_pending; };
 
 static void mtrace_io_begin(struct mtrace_io *io)
 {
-    sigset_t pipe, pending;
+    sigset_t ours, pending;
     mtrace_setcancelstate(1 /* PTHREAD_CANCEL_DISABLE */, &io->cancel);
-    sigemptyset(&pipe);
-    sigaddset(&pipe, SIGPIPE);
-    mtrace_sigmask(SIG_BLOCK, &pipe, &io->mask);
-    io->pipe_was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    sigemptyset(&ours);
+    sigaddset(&ours, SIGPIPE);
+    sigaddset(&ours, SIGXFSZ);
+    mtrace_sigmask(SIG_BLOCK, &ours, &io->mask);
+    io->pipe_was_pending = io->xfsz_was_pending = 0;
+    if (sigpending(&pending) == 0) {
+        io->pipe_was_pending = sigismember(&pending, SIGPIPE);
+        io->xfsz_was_pending = sigismember(&pending, SIGXFSZ);
+    }
 }
 
-static void mtrace_io_end(struct mtrace_io *io, int broke_pipe)
+/* `failed`: the errno of the write that failed, 0 if none. */
+static void mtrace_io_end(struct mtrace_io *io, int failed)
 {
     static const struct timespec now = { 0, 0 };
-    sigset_t pipe;
+    sigset_t raised;
     int ignored;
-    if (broke_pipe && !io->pipe_was_pending) {
-        sigemptyset(&pipe);
-        sigaddset(&pipe, SIGPIPE);
-        sigtimedwait(&pipe, 0, &now);
-    }
+    sigemptyset(&raised);
+    if (failed == EPIPE && !io->pipe_was_pending)
+        sigaddset(&raised, SIGPIPE);
+    if (failed == EFBIG && !io->xfsz_was_pending)
+        sigaddset(&raised, SIGXFSZ);
+    if (failed == EPIPE || failed == EFBIG)
+        sigtimedwait(&raised, 0, &now);
     mtrace_sigmask(SIG_SETMASK, &io->mask, 0);
     mtrace_setcancelstate(io->cancel, &ignored);
 }
@@ -139,10 +149,24 @@ static int mtrace_fd_ok(void)
 /* Writes the committed part of the buffer.  A signal handler may run this
    between two records of the interrupted thread: `len` only ever covers
    complete records, and `flushed` says what is already out. */
+/* A write of the trace failed after buf[0..mt.flushed) went out: the
+   file loses the part of a record at its end, so that what a full disk
+   or a file-size limit let through still replays (a FIFO keeps what its
+   reader read). */
+static void mtrace_cut_at_record(int fd)
+{
+    size_t keep = mt.flushed;
+    long end;
+    while (keep > 0 && mt.buf[keep - 1] != '\n')
+        keep--;
+    if (keep < mt.flushed && !mt.fifo && (end = mtrace_lseek(fd, 0, SEEK_CUR)) >= 0)
+        mtrace_ftruncate(fd, end - (long)(mt.flushed - keep));
+}
+
 static void mtrace_flush(void)
 {
     struct mtrace_io io;
-    int fd = mt.fd, broke_pipe = 0;
+    int fd = mt.fd, failed = 0;
     if (fd < 0 || mt.flushed >= mt.len) {
         mt.len = mt.flushed = 0;
         return;
@@ -155,16 +179,17 @@ static void mtrace_flush(void)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            broke_pipe = w < 0 && errno == EPIPE;
+            failed = w < 0 ? errno : ENOSPC;
+            mtrace_cut_at_record(fd);
             mtrace_warn("cannot write the trace file ", mt.path,
-                        broke_pipe ? "its reader went away" : strerror(w < 0 ? errno : ENOSPC));
+                        failed == EPIPE ? "its reader went away" : strerror(failed));
             pmtrace.fd = mt.fd = -1;
             mtrace_close(fd);
             break;
         }
         mt.flushed = from + (size_t)w;
     }
-    mtrace_io_end(&io, broke_pipe);
+    mtrace_io_end(&io, failed);
     mt.len = 0;
     mt.flushed = 0;
     mt.flush_ms = mtrace_now_ms();
@@ -203,7 +228,12 @@ static MTRACE_HOT void mtrace_commit(char *end)
 static int mtrace_set_path(void)
 {
     const char *name = mtrace_getenv("MTRACE"), *c;
+    char why[256];
     mt.nofollow = !name || !*name;
+    if (!mt.nofollow && mtrace_name_fault(name, why, sizeof why)) {
+        mtrace_warn("MTRACE=", name, why);
+        return 0;
+    }
     if (!mtrace_build_name(mt.path, MTRACE_PATHMAX, mt.nofollow ? "mtrace" : name)) {
         mtrace_warn("the trace file's name", "", "longer than 4095 bytes");
         return 0;
@@ -274,11 +304,27 @@ static void mtrace_put_cmd(void)
    process writes it: a program started by this one (system(), exec after
    fork) that traces under the same name finds the lock and writes
    NAME.PID instead of truncating our trace.  The default name is never
-   followed through a symbolic link and never waited on (a FIFO planted
-   there); a name the user gave is followed. */
+   followed through a symbolic link; a name the user gave is followed.
+   A FIFO is waited for 5 s at most (MTRACE_FIFO_MS: a reader started
+   just before or after the program), then refused with a warning: it
+   used to hang the program for ever.  Once read, its writes wait for
+   the reader, as a pipe's do. */
+#define MTRACE_FIFO_MS 5000
+/* open(2) that never blocks: a FIFO with no reader yet (ENXIO) is tried
+   again every 10 ms for MTRACE_FIFO_MS at most. */
+static int mtrace_open_waiting(const char *path, int flags)
+{
+    long until = mtrace_now_ms() + MTRACE_FIFO_MS;
+    int fd;
+    while ((fd = open(path, flags, 0666)) < 0 && (errno == EINTR || (errno == ENXIO && mtrace_now_ms() < until)))
+        if (errno == ENXIO)
+            poll(0, 0, 10);
+    return fd;
+}
+
 static void mtrace_open_trace(void)
 {
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mt.nofollow ? O_NOFOLLOW | O_NONBLOCK : 0);
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (mt.nofollow ? O_NOFOLLOW : 0);
     int fd = -1, tries;
     const char *unfit;
     struct mtrace_io io;
@@ -286,11 +332,11 @@ static void mtrace_open_trace(void)
         return;
     mtrace_io_begin(&io);
     for (tries = 0; tries < 2; tries++) {
-        while ((fd = open(mt.path, flags, 0666)) < 0 && errno == EINTR)
-            ;                   /* a FIFO waits for its reader; signals may come */
+        fd = mtrace_open_waiting(mt.path, flags);
         if (fd < 0) {
             mtrace_warn("cannot open the trace file ", mt.path,
-                        errno == ELOOP && mt.nofollow ? "a symbolic link (not followed)" : strerror(errno));
+                        errno == ELOOP && mt.nofollow ? "a symbolic link (not followed)"
+                        : errno == ENXIO ? "a FIFO that nobody read within 5 s" : strerror(errno));
             break;
         }
         if ((unfit = mtrace_unfit(fd))) {

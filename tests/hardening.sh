@@ -176,4 +176,48 @@ for level in 1 2 3; do
 done
 check "sigaction: the same dispositions at levels 1, 2 and 3" \
     sh -c "cmp -s '$D/sig1.out' '$D/sig2.out' && cmp -s '$D/sig1.out' '$D/sig3.out'"
+
+# --- 17. (issue 23) The process's edges: tests/hardening/edges.c
+E=$TMP/edges && mkdir -p "$E"
+# e NAME MODE: runs $B/NAME MODE in $E (20 s at most); out, err, rc in $E/NAME.*
+e() { (cd "$E" && timeout 20 "$B/$1" "$2" > "$1.out" 2> "$1.err"; echo $? > "$1.rc"); }
+erc() { [ "$(cat "$E/$1.rc")" = "$2" ] || { echo "     exit status $(cat "$E/$1.rc"), expected $2"; return 1; }; }
+for level in 1 2 3 lib; do
+    if [ $level = lib ]; then
+        $CC $CFLAGS_T -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" edges.c -o "$B/edges-$level" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+    else
+        $CC $CFLAGS_T -DMTRACE=$level -include "$TOP/mtrace.h" edges.c -o "$B/edges-$level"
+    fi
+done
+# a vfork child that _exits leaves the parent's tracing as it was
+for level in 1 2 3 lib; do
+    MTRACE=vfork-$level.trace e edges-$level vfork
+    has "vfork, level $level: the parent's leak is still reported" "$E/edges-$level.err" "edges.c:29: error: 11 bytes leaked here"
+    check "vfork, level $level: exit status 1 (the leak)" erc edges-$level 1
+done
+has "vfork: the parent's trace goes on after it (its malloc)" "$E/vfork-1.trace" "+ 1 0 11 11 "
+check "vfork: ... and ends with its tail: it replays" replays "$E/vfork-1.trace"
+# MTRACE naming a FIFO that nobody reads: no wait, one warning
+mkfifo "$E/fifo"
+MTRACE=fifo e edges-1 deep
+check "a FIFO that nobody reads: the program waits 5 s at most (exit 1 within 20 s)" erc edges-1 1
+has "a FIFO that nobody reads: one warning" "$E/edges-1.err" \
+    "*** MTRACE: cannot open the trace file $E/fifo: a FIFO that nobody read within 5 s: no trace, summary only"
+# a file-size limit below the trace: one warning, the trace cut at a record,
+# the program's own output and exit status
+(cd "$E" && ulimit -f 100 && MTRACE=big.trace timeout 20 "$B/edges-1" records > big.out 2> big.err; echo $? > big.rc)
+check "ulimit -f below the trace: the program runs to its end, exit status 3 (not SIGXFSZ's 153)" \
+    sh -c "[ \$(cat '$E/big.rc') = 3 ] && grep -qx \"the program's own output\" '$E/big.out'"
+check "ulimit -f below the trace: one warning" test "$(grep -c 'File too large: no trace, summary only' "$E/big.err")" = 1
+ends_at_record() { [ "$(tail -c 1 "$1" | od -An -tx1 | tr -d ' ')" = 0a ] && replays "$1" 1; }
+check "ulimit -f below the trace: the trace ends at a record and replays" ends_at_record "$E/big.trace"
+# MTRACE_ADDR2LINE naming a program that never answers: 5 s, then
+# module+offset and one warning
+printf '#!/bin/sh\nexec sleep 1000\n' > "$E/mute" && chmod +x "$E/mute"
+$CC -O0 -g -DMTRACE=2 -include "$TOP/mtrace.h" edges.c -o "$B/edges-O0"
+MTRACE_DEPTH=4 MTRACE_ADDR2LINE="$E/mute" e edges-O0 deep
+check "an addr2line that never answers: the program ends (exit 1 within 20 s)" erc edges-O0 1
+check "an addr2line that never answers: one warning" \
+    test "$(grep -c '(MTRACE_ADDR2LINE) did not answer within 5 s: frames shown as module+offset' "$E/edges-O0.err")" = 1
+has "an addr2line that never answers: the caller as module+offset" "$E/edges-O0.err" "<unknown>:0: note: called from 0x"
 finish
