@@ -37,6 +37,7 @@
 #include "runtime/out.c"        /* text out: numbers, escaping, bounded names */
 #include "runtime/sites.c"      /* the site table */
 #include "runtime/stacks.c"     /* call stacks: segments, the walk, the stack table */
+#include "runtime/callers.c"    /* sites of calls no macro announced, by address */
 #include "runtime/trace.c"      /* the trace file and its records */
 #include "runtime/blocks.c"     /* the block table */
 #include "runtime/account.c"    /* the figures of one operation */

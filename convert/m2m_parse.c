@@ -99,37 +99,33 @@ static size_t put_token(char *out, const char *p, const char *end)
     return tool_escape(out, out + 2 * (size_t)(end - p), n, "#%");
 }
 
-/* "@ ID FUNC FILE LINE" */
-static void site_record(struct conv *c, const char *p)
+/* FUNC FILE LINE of a site record, at p (after "ID "): the three tokens,
+ * checked; `what` names the record in errors, `form` is its form. */
+static void site_tokens(struct conv *c, const char *p, const char *tok[3], const char *tend[3],
+                        const char *what, const char *form)
 {
-    uint64_t id;
-    const char *tok[3], *tend[3];
-    p += 2;
-    if (!parse_u64(&p, &id) || *p != ' ')
-        tool_fail(&c->e, "site record: expected '@ ID FUNC FILE LINE'");
-    if (id != c->p.ndef + 1)
-        tool_fail(&c->e, "site %" PRIu64 " defined out of order (expected %zu)", id, c->p.ndef + 1);
     for (int k = 0; k < 3; k++) {
-        tok[k] = ++p;
+        tok[k] = p;
         while (*p != ' ' && *p != '\n')
             p++;
         tend[k] = p;
         if (tend[k] == tok[k] || (k < 2 && *p != ' '))
-            tool_fail(&c->e, "site record: expected '@ ID FUNC FILE LINE'");
+            tool_fail(&c->e, "%s: expected '%s'", what, form);
+        if (k < 2)
+            p++;
     }
     if (*p != '\n')
-        tool_fail(&c->e, "site record: expected end of line after LINE");
+        tool_fail(&c->e, "%s: expected end of line after LINE", what);
     for (const char *q = tok[2]; q < tend[2]; q++)
         if (*q < '0' || *q > '9')
-            tool_fail(&c->e, "site record: LINE is not a decimal number");
-    if (c->p.n == 2) {
-        /* the labels were made in pass 1 */
-        if (id > c->nsites)
-            tool_fail(&c->e, "trace changed while being read");
-        c->p.ndef++;
-        return;
-    }
-    /* Massif shows the file name without its directory */
+            tool_fail(&c->e, "%s: LINE is not a decimal number", what);
+}
+
+/* Site s's label, "FUNC (FILE:LINE)" as Massif prints a place (the file
+ * without its directory), and its function's own name (for --alloc-fn and
+ * for main), from the record's tokens; the old ones are freed. */
+static void site_name(struct conv *c, struct site *s, const char *tok[3], const char *tend[3])
+{
     const char *base = tend[1];
     while (base > tok[1] && base[-1] != '/')
         base--;
@@ -137,8 +133,8 @@ static void site_record(struct conv *c, const char *p)
         base = tok[1];
     size_t len = (size_t)(tend[0] - tok[0]) * 3 + (size_t)(tend[1] - base) * 3
                + (size_t)(tend[2] - tok[2]) + 8;
-    char *lab = malloc(len);
-    if (!lab)
+    char *lab = malloc(len), *func = malloc((size_t)(tend[0] - tok[0]) + 1);
+    if (!lab || !func)
         tool_fail(&c->e, "out of memory");
     size_t n = put_token(lab, tok[0], tend[0]), flen = n;
     lab[n++] = ' ';
@@ -149,21 +145,57 @@ static void site_record(struct conv *c, const char *p)
     n += (size_t)(tend[2] - tok[2]);
     lab[n++] = ')';
     lab[n] = 0;
+    tool_decode(func, tok[0], tend[0]);
+    free(s->label);
+    free(s->func);
+    s->label = lab;
+    s->flen = flen;
+    s->func = func;
+}
+
+/* "@ ID FUNC FILE LINE" */
+static void site_record(struct conv *c, const char *p)
+{
+    uint64_t id;
+    const char *tok[3], *tend[3];
+    p += 2;
+    if (!parse_u64(&p, &id) || *p != ' ')
+        tool_fail(&c->e, "site record: expected '@ ID FUNC FILE LINE'");
+    if (id != c->p.ndef + 1)
+        tool_fail(&c->e, "site %" PRIu64 " defined out of order (expected %zu)", id, c->p.ndef + 1);
+    site_tokens(c, p + 1, tok, tend, "site record", "@ ID FUNC FILE LINE");
+    if (c->p.n == 2) {
+        /* the labels were made in pass 1 */
+        if (id > c->nsites)
+            tool_fail(&c->e, "trace changed while being read");
+        c->p.ndef++;
+        return;
+    }
     if (c->nsites == c->cap_sites) {
         size_t ncap = c->cap_sites ? c->cap_sites * 2 : 64;
         c->sites = tool_realloc(&c->e, c->sites, ncap * sizeof *c->sites);
         c->cap_sites = ncap;
     }
     memset(&c->sites[c->nsites], 0, sizeof c->sites[0]);
-    c->sites[c->nsites].label = lab;
-    c->sites[c->nsites].flen = flen;
-    /* the function's own name, for --alloc-fn and for main */
-    c->sites[c->nsites].func = malloc((size_t)(tend[0] - tok[0]) + 1);
-    if (!c->sites[c->nsites].func)
-        tool_fail(&c->e, "out of memory");
-    tool_decode(c->sites[c->nsites].func, tok[0], tend[0]);
+    site_name(c, &c->sites[c->nsites], tok, tend);
     c->nsites++;
     c->p.ndef++;
+}
+
+/* "#site ID FUNC FILE LINE": the tracer named site ID at exit (a call that
+ * no macro announced, first written "? 0xADDR 0"); the name holds for the
+ * whole output, which pass 1 made before pass 2 uses a label. */
+static void rename_record(struct conv *c, const char *p)
+{
+    uint64_t id;
+    const char *tok[3], *tend[3];
+    if (!parse_u64(&p, &id) || *p != ' ')
+        tool_fail(&c->e, "#site record: expected '#site ID FUNC FILE LINE'");
+    if (id == 0 || id > c->p.ndef)
+        tool_fail(&c->e, "#site record: site %" PRIu64 " is not defined", id);
+    site_tokens(c, p + 1, tok, tend, "#site record", "#site ID FUNC FILE LINE");
+    if (c->p.n == 1)
+        site_name(c, &c->sites[id - 1], tok, tend);
 }
 
 /* The fields after SITE: "[MAXRSS [SID]]" then the end of the line.  Only
@@ -357,7 +389,7 @@ static void cmd_record(struct conv *c, const char *p, const char *bufend)
     tool_decode(c->cmd, p, end);
 }
 
-/* A metadata record "#NAME ...": #cmd, #pool and the call stacks
+/* A metadata record "#NAME ...": #cmd, #pool, #site and the call stacks
  * (m2m_stack.c); others are skipped, so that older converters read newer
  * traces. */
 static void meta_record(struct conv *c, const char *p, const char *end)
@@ -372,6 +404,8 @@ static void meta_record(struct conv *c, const char *p, const char *end)
         map_record(c, p + 5);
     else if (!strncmp(p, "#stack ", 7))
         stack_record(c, p + 7);
+    else if (!strncmp(p, "#site ", 6))
+        rename_record(c, p + 6);
 }
 
 /* Process the complete lines in [p, end); end[-1] is '\n'. */

@@ -26,6 +26,8 @@ static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
     unsigned i, t = q->top & 3;
     if (q->key[t] == key && q->site[t])     /* the usual case: the last one */
         return mtrace_pop(q, t);
+    if (!q->site[0] && !q->site[1] && !q->site[2] && !q->site[3])
+        goto none;              /* nothing announced: a call through a pointer */
     for (i = 1; i < 4; i++)
         if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == key)
             return mtrace_pop(q, (t - i) & 3);
@@ -34,9 +36,14 @@ static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
     for (i = 0; i < 4; i++)
         if (q->site[(t - i) & 3] && q->key[(t - i) & 3] == 0)
             return mtrace_pop(q, (t - i) & 3);
+none:
     q->taken_frame = q->caller ? q->caller_frame : 0;
     return q->caller ? q->caller : &mtrace_unknown_site;
 }
+
+/* The site of the call under way in an entry point: its macro's, or its
+   return address's (runtime/callers.c). */
+#define MTRACE_TAKE(key) mtrace_named(mtrace_take((uintptr_t)(key)), (uintptr_t)__builtin_return_address(0))
 
 /* c: the callers of the call under way in a traced entry point, walked
    with stacks on from the frame of the function that made the call (the
@@ -115,28 +122,28 @@ static MTRACE_HOT void *mtrace_leave(void *result)
 
 MTRACE_API void *mtrace_malloc(size_t n)
 {
-    struct mtrace_site *d = mtrace_enter("malloc", mtrace_take((uintptr_t)n));
+    struct mtrace_site *d = mtrace_enter("malloc", MTRACE_TAKE(n));
     MTRACE_CALLERS(c, d);
     return mtrace_leave(mtrace_traced(mtrace_libc_malloc(n), n, d, &c, '+'));
 }
 
 MTRACE_API void *mtrace_calloc(size_t n, size_t size)
 {
-    struct mtrace_site *d = mtrace_enter("calloc", mtrace_take((uintptr_t)n));
+    struct mtrace_site *d = mtrace_enter("calloc", MTRACE_TAKE(n));
     MTRACE_CALLERS(c, d);
     return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, &c, '+'));
 }
 
 MTRACE_API void *mtrace_realloc(void *p, size_t n)
 {
-    struct mtrace_site *d = mtrace_enter("realloc", mtrace_take((uintptr_t)p));
+    struct mtrace_site *d = mtrace_enter("realloc", MTRACE_TAKE(p));
     MTRACE_CALLERS(c, d);
     return mtrace_leave(mtrace_resize(p, n, d, &c, '>'));
 }
 
 MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 {
-    struct mtrace_site *d = mtrace_enter("reallocarray", mtrace_take((uintptr_t)p));
+    struct mtrace_site *d = mtrace_enter("reallocarray", MTRACE_TAKE(p));
     MTRACE_CALLERS(c, d);
     if (size && n > (size_t)-1 / size)
         return mtrace_leave(mtrace_libc_reallocarray(p, n, size));  /* NULL, ENOMEM */
@@ -170,7 +177,7 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
 
 MTRACE_API void mtrace_free(void *p)
 {
-    struct mtrace_site *d = mtrace_enter("free", mtrace_take((uintptr_t)p));
+    struct mtrace_site *d = mtrace_enter("free", MTRACE_TAKE(p));
     int known = mtrace_release(&mt.heap, p, d, mt.interposed, (const uintptr_t *)mtrace_pending.taken_frame);
     if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, 0, (const uintptr_t *)mtrace_pending.taken_frame)))
         mtrace_libc_free(p);
@@ -194,28 +201,28 @@ static char *mtrace_copy(const char *s, size_t n, struct mtrace_site *d, const s
 
 MTRACE_API char *mtrace_strdup(const char *s)
 {
-    struct mtrace_site *d = mtrace_enter("strdup", mtrace_take((uintptr_t)s));
+    struct mtrace_site *d = mtrace_enter("strdup", MTRACE_TAKE(s));
     MTRACE_CALLERS(c, d);
     return mtrace_copy(s, strlen(s), d, &c);
 }
 
 MTRACE_API char *mtrace_strndup(const char *s, size_t n)
 {
-    struct mtrace_site *d = mtrace_enter("strndup", mtrace_take((uintptr_t)s));
+    struct mtrace_site *d = mtrace_enter("strndup", MTRACE_TAKE(s));
     MTRACE_CALLERS(c, d);
     return mtrace_copy(s, strnlen(s, n), d, &c);
 }
 
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)align);
+    struct mtrace_site *d = MTRACE_TAKE(align);
     MTRACE_CALLERS(c, d);
     return mtrace_traced(mtrace_libc_aligned_alloc(align, n), n, d, &c, '+');
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)pp);
+    struct mtrace_site *d = MTRACE_TAKE(pp);
     int err;
     MTRACE_CALLERS(c, d);
     if ((err = mtrace_libc_posix_memalign(pp, align, n)) == 0)
@@ -225,7 +232,7 @@ MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
 
 MTRACE_API void *mtrace_valloc(size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    struct mtrace_site *d = MTRACE_TAKE(n);
     MTRACE_CALLERS(c, d);
     return mtrace_traced(mtrace_libc_valloc(n), n, d, &c, '+');
 }
@@ -233,14 +240,14 @@ MTRACE_API void *mtrace_valloc(size_t n)
 #ifdef __GLIBC__
 MTRACE_API void *mtrace_memalign(size_t align, size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)align);
+    struct mtrace_site *d = MTRACE_TAKE(align);
     MTRACE_CALLERS(c, d);
     return mtrace_traced(mtrace_libc_memalign(align, n), n, d, &c, '+');
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
 {
-    struct mtrace_site *d = mtrace_take((uintptr_t)n);
+    struct mtrace_site *d = MTRACE_TAKE(n);
     MTRACE_CALLERS(c, d);
     return mtrace_traced(mtrace_libc_pvalloc(n), n, d, &c, '+');
 }

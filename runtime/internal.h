@@ -93,6 +93,7 @@ struct mtrace_sitestat {
     unsigned parent, nframes;
     const uintptr_t *frames;
     unsigned last;              /* a site's stack used last (loops repeat it) */
+    int renamed;                /* named at exit by its caller's address (callers.c) */
 };
 
 /* An executable segment of a loaded module, for the call stacks: frames
@@ -108,6 +109,7 @@ struct mtrace_seg {
 
 /* The callers of one traced call, walked before the lock is taken. */
 struct mtrace_sym;
+struct mtrace_caller;
 struct mtrace_chain {
     unsigned n;
     uintptr_t ret[MTRACE_MAXDEPTH - 1];
@@ -176,6 +178,7 @@ struct mtrace_state {
     unsigned nsegs;
     char *exe;                  /* the program's path, for its "#map" */
     const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
+    struct mtrace_caller *callers;  /* sites by return address (callers.c) */
     struct mtrace_sym *syms;    /* names of code addresses, for a report */
     unsigned nsyms;
     long addr2line_until;       /* when the wait for addr2line ends (ms) */

@@ -352,6 +352,7 @@ static void mtrace_finish(void)
     rss = mtrace_rss();
     if (rss > mt.maxrss)
         mtrace_set_rss(rss);
+    mtrace_name_callers();
     if ((mt.trace_written = mtrace_end_trace()))
         mtrace_close(mt.fd);
     pmtrace.fd = mt.fd = -1;

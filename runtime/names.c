@@ -180,6 +180,33 @@ static char *mtrace_put_caller(char *o, char *end, uintptr_t a)
                         (unsigned long)(seg >= 0 ? a - mt.segs[seg].bias : a));
 }
 
+/* Site s, made for the call that returns to `ret`, takes its name. */
+static void mtrace_name_caller(struct mtrace_sitestat *s, uintptr_t ret)
+{
+    const struct mtrace_sym *y = mtrace_sym_of(ret);
+    int seg = mtrace_seg_in(ret, mt.nsegs);
+    const char *colon, *func = 0, *file = 0;
+    char where[256];
+    int line = 0;
+    if (y && y->func[0] && y->where[0] && (colon = strrchr(y->where, ':'))) {
+        snprintf(where, sizeof where, "%.*s", (int)(colon - y->where), y->where);
+        func = mtrace_keep_name(y->func);
+        file = mtrace_keep_name(where);
+        line = atoi(colon + 1);
+    } else if (seg >= 0) {      /* no line: the module and the offset */
+        snprintf(where, sizeof where, "%.200s+0x%lx", mtrace_relative(mt.segs[seg].path),
+                 (unsigned long)(ret - mt.segs[seg].bias));
+        func = y && y->func[0] ? mtrace_keep_name(y->func) : "?";
+        file = mtrace_keep_name(where);
+    }
+    if (func && file) {
+        s->func = func;
+        s->file = file;
+        s->line = line;
+        s->renamed = 1;
+    }
+}
+
 /* Is return address a in main (where Massif's trees stop too)? */
 static int mtrace_in_main(uintptr_t a)
 {
@@ -200,3 +227,29 @@ static char *mtrace_put_chain(char *o, char *end, const uintptr_t *frames, unsig
     return o < end ? o : end;
 }
 
+/* The sites that callers.c made for calls no macro announced, named at
+   exit (tables frozen) as the reports name frames: "f file.c:12" from
+   addr2line, or "? module+0xOFF" where nothing better is known; their
+   stacks take the name too.  The trace says it in "#site" records. */
+static void mtrace_name_callers(void)
+{
+    const struct mtrace_caller *t = mt.callers;
+    uintptr_t *a;
+    unsigned i, n = 0;
+    if (!t || !(a = (uintptr_t *)mtrace_pages(MTRACE_MAXCALLERS * sizeof *a)))
+        return;
+    for (i = 0; i < MTRACE_MAXCALLERS; i++)
+        if (t[i].ready && t[i].site.index)
+            a[n++] = t[i].ret;
+    mtrace_symbolize(a, n);
+    for (i = 0; i < MTRACE_MAXCALLERS; i++)
+        if (t[i].ready && t[i].site.index)
+            mtrace_name_caller(&mt.sites[t[i].site.index], t[i].ret);
+    for (i = 1; i < mt.nsites; i++)
+        if (mt.sites[i].parent && mt.sites[mt.sites[i].parent].renamed) {
+            mt.sites[i].func = mt.sites[mt.sites[i].parent].func;
+            mt.sites[i].file = mt.sites[mt.sites[i].parent].file;
+            mt.sites[i].line = mt.sites[mt.sites[i].parent].line;
+        }
+    mtrace_unpages(a, MTRACE_MAXCALLERS * sizeof *a);
+}

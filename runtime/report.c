@@ -200,12 +200,27 @@ static char *mtrace_put_budget(char *o, char *end, const char *who)
     return o < end ? o : end;
 }
 
+/* The length of the name of the function that `func` is a copy of: gcc
+   names the copies it makes "f.constprop.0", "f.isra.0", "f.part.0",
+   "f.cold", "f.lto_priv.0" (Redis's _sdsnewlen.constprop.0), and
+   MTRACE_ALLOC_FN names f. */
+static size_t mtrace_clone_of(const char *func)
+{
+    static const char *const kinds[] = { ".constprop.", ".isra.", ".part.", ".cold", ".lto_priv." };
+    const char *dot = strchr(func, '.');
+    unsigned k;
+    for (k = 0; dot && k < sizeof kinds / sizeof *kinds; k++)
+        if (!strncmp(dot, kinds[k], strlen(kinds[k])))
+            return (size_t)(dot - func);
+    return strlen(func);
+}
+
 /* MTRACE_ALLOC_FN="f g": is `func` one of the functions named there?
    They are wrappers: a report charges the first frame outside them. */
 static int mtrace_is_alloc_fn(const char *func)
 {
     const char *list = mt.alloc_fns, *p;
-    size_t n = strlen(func);
+    size_t n = mtrace_clone_of(func);
     if (!list || !n)
         return 0;
     for (p = list; *p; p += strcspn(p, ", ")) {

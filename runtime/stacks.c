@@ -122,6 +122,20 @@ static void mtrace_seg_add(const struct mtrace_seg_query *q, int traced)
    taken outside ours (a thread in dlopen holds it while it allocates).
    Stacks are on only once the tracer started: a walk before it is READY
    (another thread, during mtrace_init) learns nothing and stops there. */
+/* The segment table, mapped by the first that needs it: the stacks
+   (MTRACE_DEPTH) or a site named by its caller's address (callers.c). */
+static int mtrace_segs_on(void)
+{
+    struct mtrace_seg *s = __atomic_load_n(&mt.segs, __ATOMIC_ACQUIRE), *none = 0;
+    if (s)
+        return 1;
+    if (!(s = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *s)))
+        return 0;
+    if (!__atomic_compare_exchange_n(&mt.segs, &none, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        mtrace_unpages(s, MTRACE_MAXSEGS * sizeof *s);
+    return 1;
+}
+
 static void mtrace_seg_learn(uintptr_t a, int traced)
 {
     struct mtrace_seg_query q;
@@ -327,7 +341,7 @@ static void mtrace_read_depth(void)
         mtrace_say(msg);
         n = MTRACE_MAXDEPTH;
     }
-    if (n == 0 || !(mt.segs = (struct mtrace_seg *)mtrace_pages(MTRACE_MAXSEGS * sizeof *mt.segs)))
+    if (n == 0 || !mtrace_segs_on())
         return;
     mt.depth = (int)n;
     if ((v = mtrace_getenv("MTRACE_ALLOC_FN")) && *v)

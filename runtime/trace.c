@@ -529,11 +529,35 @@ static void mtrace_put_gnuplot(void)
 
 /* The records still in the buffer, then the tail: 1 if the trace got it
    (a trace opened and still writable).  Lock held. */
+/* "#site ID FUNC FILE LINE" for each site named at exit (callers.c): the
+   name its "@" record, written at its first call, could not give. */
+static void mtrace_put_renamed(void)
+{
+    unsigned i;
+    for (i = 1; i < mt.nsites; i++) {
+        struct mtrace_sitestat *s = &mt.sites[i];
+        char *o = mt.buf + mt.len;
+        if (!s->renamed || !s->id || s->parent)
+            continue;
+        memcpy(o, "#site ", 6);
+        o = mtrace_put_u(o + 6, s->id);
+        *o++ = ' ';
+        o = mtrace_put_name(o, s->func);
+        *o++ = ' ';
+        o = mtrace_put_name(o, s->file);
+        *o++ = ' ';
+        o = mtrace_put_u(o, (size_t)(s->line < 0 ? 0 : s->line));
+        *o++ = '\n';
+        mtrace_commit(o);
+    }
+}
+
 static int mtrace_end_trace(void)
 {
     if (mt.fd < 0)
         return 0;
     mtrace_flush();
+    mtrace_put_renamed();
     mtrace_put_gnuplot();
     mtrace_flush();
     return mt.fd >= 0;

@@ -127,14 +127,14 @@ MTRACE_DEPTH=8 MTRACE=w.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper 2
 if command -v addr2line > /dev/null; then
     cat > w.expected <<'X'
    at peak                function   file (charged past MTRACE_ALLOC_FN)
-       100              make_table   wrapper.c:8
-        20               make_name   wrapper.c:9
+       100              make_table   wrapper.c:15
+        20               make_name   wrapper.c:16
 X
     grep -A2 'at peak' w.err > w.got
     same "MTRACE_ALLOC_FN: the summary charges the wrappers' callers" w.expected w.got
     cat > w.expected <<'X'
-wrapper.c:9: error: 20 bytes leaked here (in make_name)
-wrapper.c:14: note: called from main
+wrapper.c:16: error: 20 bytes leaked here (in make_name)
+wrapper.c:21: note: called from main
 X
     grep -A1 'error:' w.err > w.got
     same "MTRACE_ALLOC_FN: the leak is charged to the wrapper's caller" w.expected w.got
@@ -153,8 +153,16 @@ X
     same "MTRACE_ALLOC_FN without -g: charged by function name, the file unknown" wn.expected wn.got
     has "... and the leak too" wn.err "<unknown>:0: error: 20 bytes leaked here (in make_name)"
 fi
+# the same wrappers under the names of gcc's copies (issue 24): matched
+$CC $CFLAGS_T -O0 -DMTRACE=1 -DCLONE_NAMES $LIB wrapper.c -o clones-g $LINK && strip --strip-debug -o clones clones-g
+MTRACE_DEPTH=8 MTRACE=cl.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./clones 2> cl.err
+if command -v addr2line > /dev/null; then
+    grep -A2 'at peak' cl.err > cl.got
+    same "MTRACE_ALLOC_FN matches gcc's copies (f.constprop.0, f.isra.0)" wn.expected cl.got
+    has "... and the leak is charged past them" cl.err "<unknown>:0: error: 20 bytes leaked here (in make_name)"
+fi
 MTRACE_DEPTH=8 MTRACE=w2.trace ./wrapper 2> w2.err
-has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:5: error: 20 bytes leaked here"
+has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:12: error: 20 bytes leaked here"
 
 # --- the double-free report: the bad free's and the allocation's callers
 build dfree

@@ -438,4 +438,21 @@ check "100,000 sites: 100,000 site records" test "$(grep -c '^@' "$TMP/many.trac
 check "100,000 sites: trace replays" replay many
 has "100,000 sites: summary lists 20 and counts the rest" "$TMP/many.err" "       ...   (99980 more sites)"
 
+# --- calls that no macro names (issue 24): through a pointer taken in traced
+# code and from a file built with MTRACE_NO_MACROS: a site per calling
+# address, named at exit in the summary, the leak errors, the JSON report and
+# (by "#site" records) the Massif file
+$CC $CFLAGS_T $WARN -DMTRACE=1 $TRACED -c fnptr.c -o "$TMP/fnptr.o" && \
+    $CC $CFLAGS_T $WARN -DMTRACE=1 -DMTRACE_NO_MACROS $TRACED -c nomacros.c -o "$TMP/nomacros.o" && \
+    $CC $CFLAGS_T "$TMP/fnptr.o" "$TMP/nomacros.o" -o "$TMP/fnptr" $LINKED
+MTRACE_REPORT="$TMP/fnptr.json" run fnptr
+grep -E '^ +[0-9]+ |error:' "$TMP/fnptr.err" > "$TMP/fnptr.got"
+same "calls through a pointer and from MTRACE_NO_MACROS: named places, summary and leaks" fnptr.expected "$TMP/fnptr.got"
+hasnt "calls through a pointer: no <unknown> site left" "$TMP/fnptr.err" "<unknown>"
+has "calls through a pointer: the JSON report names them" "$TMP/fnptr.json" '"function": "node", "file": "fnptr.c", "line": 14'
+check "calls through a pointer: the trace replays" replay fnptr
+has "calls through a pointer: the trace names the site at exit" "$TMP/fnptr.trace" "#site 1 node fnptr.c 14"
+"$TOP/mtrace2massif" --time-unit=B "$TMP/fnptr.trace" -o "$TMP/fnptr.massif" 2> /dev/null
+has "calls through a pointer: the Massif file's tree names them" "$TMP/fnptr.massif" "node (fnptr.c:14)"
+
 finish

@@ -1,5 +1,6 @@
 /* Like Redis's server.h: the file declares malloc itself to forbid direct
-   calls.  Built with -DMTRACE_NO_MACROS, its allocations are still traced. */
+   calls.  Built with -DMTRACE_NO_MACROS, its allocations are still traced,
+   each at its caller's address, named at exit (here zmalloc). */
 #include <stdio.h>
 #include <stdlib.h>
 void *malloc(size_t size) __attribute__((deprecated));

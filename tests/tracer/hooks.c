@@ -1,7 +1,7 @@
 /* Allocator functions kept in a table and called through pointers, mixed
    with calls by name: no false leak, no crash.  The one real leak, made
-   through a pointer, is reported (without a place: the call site of a
-   pointer call is not known). */
+   through a pointer, is reported at its place, named at exit from the
+   call's return address (issue 24). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
