@@ -415,18 +415,18 @@ extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__nore
    declares or defines the function itself (void *malloc(size_t n) ...):
    compile that file with -DMTRACE_NO_MACROS, or write the name in
    parentheses, void *(malloc)(size_t n); see doc/limits.md. */
-#define malloc(n) malloc(MTRACE_AT_(size_t, n))  /* an error here? see MTRACE_NO_MACROS */
-#define calloc(n, size) calloc(MTRACE_AT_(size_t, n), size)
-#define realloc(p, n) realloc(MTRACE_AT_(void *, p), n)
-#define free(p) free(MTRACE_AT_(void *, p))      /* an error here? see MTRACE_NO_MACROS */
-#define strdup(s) strdup(MTRACE_AT_(const char *, s))
-#define strndup(s, n) strndup(MTRACE_AT_(const char *, s), n)
-#define reallocarray(p, n, size) reallocarray(MTRACE_AT_(void *, p), n, size)
-#define aligned_alloc(a, n) aligned_alloc(MTRACE_AT_(size_t, a), n)
-#define posix_memalign(pp, a, n) posix_memalign(MTRACE_AT_(void **, pp), a, n)
-#define memalign(a, n) memalign(MTRACE_AT_(size_t, a), n)
-#define valloc(n) valloc(MTRACE_AT_(size_t, n))
-#define pvalloc(n) pvalloc(MTRACE_AT_(size_t, n))
+#define malloc(n) malloc(MTRACE_AT_(size_t, n))                  /* an error here? see MTRACE_NO_MACROS */
+#define calloc(n, size) calloc(MTRACE_AT_(size_t, n), size)      /* an error here? see MTRACE_NO_MACROS */
+#define realloc(p, n) realloc(MTRACE_AT_(void *, p), n)          /* an error here? see MTRACE_NO_MACROS */
+#define free(p) free(MTRACE_AT_(void *, p))                      /* an error here? see MTRACE_NO_MACROS */
+#define strdup(s) strdup(MTRACE_AT_(const char *, s))            /* an error here? see MTRACE_NO_MACROS */
+#define strndup(s, n) strndup(MTRACE_AT_(const char *, s), n)    /* an error here? see MTRACE_NO_MACROS */
+#define reallocarray(p, n, size) reallocarray(MTRACE_AT_(void *, p), n, size) /* an error here? see MTRACE_NO_MACROS */
+#define aligned_alloc(a, n) aligned_alloc(MTRACE_AT_(size_t, a), n) /* an error here? see MTRACE_NO_MACROS */
+#define posix_memalign(pp, a, n) posix_memalign(MTRACE_AT_(void **, pp), a, n) /* an error here? see MTRACE_NO_MACROS */
+#define memalign(a, n) memalign(MTRACE_AT_(size_t, a), n)        /* an error here? see MTRACE_NO_MACROS */
+#define valloc(n) valloc(MTRACE_AT_(size_t, n))                  /* an error here? see MTRACE_NO_MACROS */
+#define pvalloc(n) pvalloc(MTRACE_AT_(size_t, n))                /* an error here? see MTRACE_NO_MACROS */
 #endif
 
 /* Wrappers and custom allocators (see the top of this file). */

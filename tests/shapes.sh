@@ -138,6 +138,10 @@ $CC -Wall $X redis.c -o "$TMP/redis.plain" 2> "$TMP/redis.plaincc"
 $CC -Wall -DMTRACE=1 $LIB redis.c -o "$TMP/redis.bad" $LINK 2> "$TMP/redis.badcc"
 check "declares malloc: without the switch, an error" test ! -e "$TMP/redis.bad"
 has "declares malloc: the error points to MTRACE_NO_MACROS" "$TMP/redis.badcc" "an error here? see MTRACE_NO_MACROS"
+# every allocator's macro line says so, calloc's too (issue 24)
+printf '#include <stdlib.h>\nvoid *calloc(size_t, size_t);\nint main(void) { return 0; }\n' > "$TMP/declcalloc.c"
+$CC -DMTRACE=1 $LIB "$TMP/declcalloc.c" -o "$TMP/declcalloc" $LINK 2> "$TMP/declcalloc.cc"
+has "declares calloc: the error points to MTRACE_NO_MACROS" "$TMP/declcalloc.cc" "an error here? see MTRACE_NO_MACROS"
 $CC -Wall -DMTRACE=1 -DMTRACE_NO_MACROS $LIB redis.c -o "$TMP/redis" $LINK 2> "$TMP/redis.cc"
 check "declares malloc: with -DMTRACE_NO_MACROS, the plain build's warnings only" \
     test "$(grep -c warning: "$TMP/redis.plaincc")" = "$(grep -c warning: "$TMP/redis.cc")"
