@@ -41,10 +41,12 @@
 #include "runtime/trace.c"      /* the trace file and its records */
 #include "runtime/blocks.c"     /* the block table */
 #include "runtime/account.c"    /* the figures of one operation */
-#include "runtime/ci.c"         /* suppressions, the heap budget, the JSON report */
+#include "runtime/ci.c"         /* suppressions, the heap budget, the modes */
 #include "runtime/reach.c"      /* the reachability scan at exit */
 #include "runtime/names.c"      /* names of code addresses (addr2line) */
+#include "runtime/leaks.c"      /* what is live at exit, as merged records */
 #include "runtime/report.c"     /* the exit report, double and invalid frees */
+#include "runtime/json.c"       /* the exit report as JSON (MTRACE_REPORT) */
 #include "runtime/life.c"       /* start, exit, signals, fork */
 #include "runtime/entry.c"      /* the traced entry points */
 #include "runtime/interpose.c"  /* the process's malloc and free (glibc) */

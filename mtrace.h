@@ -22,8 +22,9 @@
    The level is the process's: if its files ask for different levels, the
    lowest N wins and start-up says so in one line on stderr.
 
-   Leaks are printed as "file:line: error: N bytes leaked here", largest
-   first, after every destructor of the program and its libraries, and turn
+   Leaks are printed as "file:line: error: N bytes in M blocks leaked
+   here", largest first, after every destructor of the program and its
+   libraries (MTRACE_LEAK_RECORDS of them: README), and turn
    an exit status of 0 into 1.  A double free prints the place of the bad
    free, of the allocation and of the first free, then aborts.
 

@@ -103,9 +103,10 @@ static void shorten(char *s, size_t max, int keep_end)
     memmove(s + head + 3, s + from, n - from + 1);
 }
 
-/* The legend of site id: "0xID: func (file:line)" as the trace names them
+/* The legend of site id: "func (file:line)" as the trace names them
  * (decoded: gp_quote makes any text inert), the function cut to 24 bytes
- * and the file to 20 so that the key stays narrow. */
+ * and the file to 20 so that the key stays narrow.  No "0xID:": the
+ * Massif file needs an address there, a reader of the graph does not. */
 static void gp_site_title(struct conv *c, FILE *f, uint64_t id)
 {
     const struct site *s = &c->sites[id - 1];
@@ -121,7 +122,7 @@ static void gp_site_title(struct conv *c, FILE *f, uint64_t id)
     shorten(file, 20, 1);
     char *t = malloc(len + 64);
     if (t) {
-        sprintf(t, "0x%" PRIX64 ": %s (%s%.*s)", id, func, file, (int)(end - colon), colon);
+        sprintf(t, "%s (%s%.*s)", func, file, (int)(end - colon), colon);
         gp_quote(f, t);
     }
     free(t);

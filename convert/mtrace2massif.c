@@ -235,6 +235,8 @@ static int read_args(int argc, char **argv, struct cmdline *cl)
                 return rc;
         }
     }
+    if (!strstr(o->desc, "--time-unit="))   /* ours is B, Massif's i: say which */
+        desc_add(o, "--time-unit=B");
     return -1;
 }
 

@@ -17,8 +17,11 @@ static MTRACE_HOT void mtrace_tally(struct mtrace_sitestat *s, int op, size_t si
         s->allocs++;
         s->nlive++;
         s->live += size;
-        if (s->live > s->peak)
+        s->total_bytes += size;
+        if (s->live > s->peak) {
             s->peak = s->live;
+            s->peak_blocks = s->nlive;
+        }
     } else {
         s->live -= size;
         s->nlive--;
@@ -36,6 +39,7 @@ static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
         mtrace_tally(st, op, size);
     if (op == '+' || op == '>') {
         mt.total += size;
+        mt.sizes[size ? 64 - __builtin_clzll((unsigned long long)size) : 0]++;
         if (mt.total > mt.max) {
             pmtrace.max = mt.max = mt.total;
             pmtrace.maxoverhead = mt.maxoverhead = mt.overhead;
@@ -48,6 +52,18 @@ static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
         mt.total -= size;
     pmtrace.total = mt.total;
     mtrace_put_op(op, s, st, size);
+}
+
+/* A free of the newest block: a temporary allocation of `site` (a site,
+   or a stack counted also through its site). */
+static void mtrace_temporary(unsigned site)
+{
+    struct mtrace_sitestat *st = &mt.sites[site];
+    st->temporary++;
+    if (st->parent)
+        mt.sites[st->parent].temporary++;
+    mt.temporary++;
+    mt.newest = 0;
 }
 
 /* A block the program now owns.  An entry already live at that address
@@ -68,6 +84,7 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
     else
         mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
     b->addr = (uintptr_t)p;
+    mt.newest = ~(uintptr_t)p;  /* (kept inverted: not a pointer that keeps the block reachable) */
     b->word = (uint64_t)size << (MTRACE_SITE_BITS + 1) | site;
     if (size > t->largest)
         t->largest = size;
@@ -77,6 +94,8 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
 /* The block is going away: writes '-' or '<' and leaves a tombstone. */
 static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, struct mtrace_site *by, int op)
 {
+    if (~b->addr == mt.newest && op == '-')    /* freed before any other allocation */
+        mtrace_temporary(mtrace_b_site(b));
     mtrace_count(op, mtrace_b_site(b), mtrace_b_size(b));
     b->word = (uint64_t)t->epoch << MTRACE_EPOCH_SHIFT | (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1)
         | MTRACE_FREED | mtrace_b_site(b);

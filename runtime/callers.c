@@ -91,3 +91,15 @@ static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintpt
         return &c->site;
     return mtrace_caller_site(ret);
 }
+
+/* Where the callers of a call that no macro announced are walked from
+   (MTRACE_DEPTH): the frame of the function that made it, which the
+   entry point's prologue saved at the bottom of its own frame `entry`.
+   Used when it looks like a frame (on this thread's stack, aligned, its
+   return address in a loaded module); a caller built without frame
+   pointers may still leave its own callers unknown. */
+static const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
+{
+    const uintptr_t *fp = (const uintptr_t *)entry[0];
+    return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
+}

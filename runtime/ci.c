@@ -1,10 +1,9 @@
-/* runtime/ci.c - for CI: suppressions, a heap budget, the JSON report.
+/* runtime/ci.c - for CI: suppressions, a heap budget, the modes.
 
    Owns: MTRACE_SUPPRESS (read at start, matched at exit), MTRACE_MAX_HEAP,
-   MTRACE_FREED_MAX, the modes MTRACE_DOUBLE_FREE and MTRACE_LEAK_CHECK
-   (read at start), and MTRACE_REPORT's file (doc/report-json.md).
-   May call: runtime/state.c, out.c, sites.c, trace.c (mtrace_io_begin and
-   _end around the report's writes). */
+   MTRACE_FREED_MAX, the modes MTRACE_DOUBLE_FREE, MTRACE_LEAK_CHECK and
+   MTRACE_LEAK_RECORDS (read at start).  The JSON report is json.c's.
+   May call: runtime/state.c, out.c, sites.c. */
 
 /* One line of the suppression file, s (its terminator already cut), into
    *p: 0 if it is not one. */
@@ -227,136 +226,26 @@ static int mtrace_read_mode(const char *var, const char *value, const char *inst
     return 0;
 }
 
-/* MTRACE_DOUBLE_FREE=continue and MTRACE_LEAK_CHECK=reachable. */
+/* MTRACE_LEAK_RECORDS=N: the leak records of each kind printed (the
+   JSON report holds them all), 0 for all.  Unset (or not a number):
+   MTRACE_LEAK_ROWS, about a screenful, decided at exit (with stacks,
+   fewer records fill it). */
+#define MTRACE_LEAK_ROWS ((size_t)-1)
+static void mtrace_read_leak_rows(void)
+{
+    const char *text = mtrace_getenv("MTRACE_LEAK_RECORDS");
+    if (text && !strcmp(text, "0"))
+        mt.leak_rows = 0;
+    else if (!(mt.leak_rows = mtrace_read_size("MTRACE_LEAK_RECORDS", "a number of records (0: all)",
+                                               "about a screenful")))
+        mt.leak_rows = MTRACE_LEAK_ROWS;
+}
+
+/* MTRACE_DOUBLE_FREE=continue, MTRACE_LEAK_CHECK=reachable and
+   MTRACE_LEAK_RECORDS. */
 static void mtrace_read_modes(void)
 {
     mt.keep_going = mtrace_read_mode("MTRACE_DOUBLE_FREE", "continue", "a double or invalid free aborts");
     mt.reachable_mode = mtrace_read_mode("MTRACE_LEAK_CHECK", "reachable", "every block live at exit is a leak");
+    mtrace_read_leak_rows();
 }
-
-/* MTRACE_REPORT's file, opened for writing: its descriptor, or -1 after
-   one warning.  The open never waits (a FIFO that nobody reads is
-   refused); then only a regular file, a FIFO that has a reader, or
-   /dev/null takes the report, and never the program's own standard
-   input, output or error (the report would land amid, or before, what
-   the program wrote there: stdio flushes after us).  A regular file is
-   truncated only once it is known to be fit. */
-static int mtrace_open_report(const char *path)
-{
-    struct stat st, io;
-    const char *why = 0;
-    int fd, i, null = 0;
-    while ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666)) < 0 && errno == EINTR)
-        ;
-    if (fd < 0)
-        why = errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno);
-    else if (fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !(null = mtrace_is_dev_null(&st)))
-        why = "not a regular file, a FIFO or /dev/null";
-    for (i = 0; !why && !null && i <= 2; i++)
-        if (fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
-            why = "the program's own standard input, output or error";
-    if (!why && (fcntl(fd, F_SETFL, O_WRONLY) != 0 || (S_ISREG(st.st_mode) && mtrace_ftruncate(fd, 0) != 0)))
-        why = strerror(errno);
-    if (!why)
-        return fd;
-    if (fd >= 0)
-        mtrace_close(fd);
-    mtrace_say("*** MTRACE: warning: MTRACE_REPORT: cannot write the JSON report ");
-    mtrace_say_shown(path);
-    mtrace_say(": ");
-    mtrace_say(why);
-    mtrace_say(": no JSON report\n");
-    return -1;
-}
-
-/* MTRACE_REPORT: what the summary and the leak report hold, as JSON
-   (doc/report-json.md), written at exit at every level. */
-static void mtrace_write_json(int status)
-{
-    const char *name = mtrace_getenv("MTRACE_REPORT");
-    char path[4096], line[256];
-    struct mtrace_fout *f;
-    struct mtrace_io io;
-    unsigned i, *order;
-    const struct { const char *key; size_t value; } figures[] = {   /* in doc/report-json.md's order */
-        { "max_rss_bytes", mt.maxrss }, { "peak_bytes", mt.max }, { "peak_record", mt.peak_recno },
-        { "records", mt.nr }, { "tracer_bytes_at_peak", mt.maxoverhead },
-        { "double_frees", mt.double_frees }, { "invalid_frees", mt.invalid_frees },
-        { "freed_forgotten", mt.heap.forgotten + mt.pool.forgotten }, { "leaked_bytes", mt.leaked },
-        { "leaked_blocks", mt.leaked_blocks }, { "suppressed_bytes", mt.suppressed },
-        { "suppressed_blocks", mt.suppressed_blocks }, { "reachable_bytes", mt.reachable },
-        { "untraced_signal_calls", mt.passed } };
-    if (!name || !*name)
-        return;
-    if (mtrace_name_fault(name, line, sizeof line)) {
-        mtrace_say("*** MTRACE: warning: MTRACE_REPORT=");
-        mtrace_say_shown(name);
-        mtrace_say(": ");
-        mtrace_say_shown(line);
-        mtrace_say(": no JSON report\n");
-        return;
-    }
-    if (!mtrace_build_name(path, sizeof path, name) || !(f = (struct mtrace_fout *)mtrace_pages(sizeof *f))) {
-        mtrace_say("*** MTRACE: warning: MTRACE_REPORT: the name is too long: no JSON report\n");
-        return;
-    }
-    mtrace_io_begin(&io);       /* no SIGPIPE, no SIGXFSZ: a failed write is a warning */
-    if ((f->fd = mtrace_open_report(path)) < 0) {
-        mtrace_io_end(&io, 0);
-        mtrace_unpages(f, sizeof *f);
-        return;
-    }
-    f->n = 0;
-    f->err = 0;
-    mtrace_fputs(f, "{\n  \"mtrace_report\": 1,\n");
-    mtrace_fput_num(f, "pid", (size_t)mt.pid, 0);
-    snprintf(line, sizeof line, "  \"rank\": %ld,\n  \"level\": %d,\n", mt.rank, mt.level);
-    mtrace_fputs(f, line);
-    mtrace_fputs(f, "  \"trace\": ");
-    if (mt.trace_written)
-        mtrace_fput_json(f, mt.path);
-    else
-        mtrace_fputs(f, "null");
-    snprintf(line, sizeof line, ",\n  \"program_status\": %d,\n  \"exit_status\": %d,\n", mt.exit_status, status);
-    mtrace_fputs(f, line);
-    for (i = 0; i < sizeof figures / sizeof *figures; i++)
-        mtrace_fput_num(f, figures[i].key, figures[i].value, 0);
-    if (mt.budget)
-        mtrace_fput_num(f, "budget_bytes", mt.budget, 0);
-    else
-        mtrace_fputs(f, "  \"budget_bytes\": null,\n");
-    snprintf(line, sizeof line, "  \"over_budget\": %s,\n  \"sites\": [", mt.over_budget ? "true" : "false");
-    mtrace_fputs(f, line);
-    order = mtrace_sorted_sites(mtrace_by_peak);
-    for (i = 0; order && i < mt.nsorted; i++) {
-        struct mtrace_sitestat *s = &mt.sites[order[i]];
-        mtrace_fputs(f, i ? ",\n    {\"function\": " : "\n    {\"function\": ");
-        mtrace_fput_json(f, s->func);
-        mtrace_fputs(f, ", \"file\": ");
-        mtrace_fput_json(f, s->file);
-        snprintf(line, sizeof line, ", \"line\": %d, \"allocations\": %lu, \"peak_bytes\": %lu, "
-                 "\"bytes_at_peak\": %lu, \"live_bytes\": %lu, \"live_blocks\": %lu, \"reachable_bytes\": %lu, \"suppressed\": %s}",
-                 s->line, (unsigned long)s->allocs, (unsigned long)s->peak,
-                 (unsigned long)(s->seen == mt.peak_no ? s->at_peak : s->live), (unsigned long)s->live,
-                 (unsigned long)s->nlive, (unsigned long)s->reach, s->live && mtrace_suppression(s) ? "true" : "false");
-        mtrace_fputs(f, line);
-    }
-    mtrace_unpages(order, mt.maxsites * sizeof *order);
-    mtrace_fputs(f, "\n  ]\n}\n");
-    if (!f->err)
-        f->err = mtrace_write_all(f->fd, f->buf, f->n);
-    if (mtrace_close(f->fd) != 0 && !f->err && errno != EINTR)
-        f->err = errno;         /* (NFS, a quota: the data may fail only here) */
-    mtrace_io_end(&io, f->err);
-    if (f->err) {
-        mtrace_say("*** MTRACE: warning: MTRACE_REPORT: cannot write the JSON report ");
-        mtrace_say_shown(path);
-        mtrace_say(": ");
-        mtrace_say(f->err == EPIPE ? "its reader went away" : strerror(f->err));
-        mtrace_say(": the report is incomplete\n");
-    }
-    mtrace_unpages(f, sizeof *f);
-}
-

@@ -47,11 +47,14 @@ none:
 
 /* c: the callers of the call under way in a traced entry point, walked
    with stacks on from the frame of the function that made the call (the
-   macro's __builtin_frame_address makes it keep one).  The builtin here
-   gives the entry point a frame pointer too: see mtrace_walk. */
+   macro's __builtin_frame_address makes it keep one; a call no macro
+   announced, from the frame the entry point saved: mtrace_caller_frame).
+   The builtin here gives the entry point a frame pointer too: see
+   mtrace_walk. */
 #define MTRACE_CALLERS(c, d) struct mtrace_chain c;                                           \
     if (mt.depth > 1)                                                                       \
-        mtrace_walk(&c, (const uintptr_t *)mtrace_pending.taken_frame, d,                   \
+        mtrace_walk(&c, mtrace_pending.taken_frame ? (const uintptr_t *)mtrace_pending.taken_frame \
+                    : mtrace_caller_frame((const uintptr_t *)__builtin_frame_address(0)), d,  \
                     __builtin_frame_address(0));                                            \
     else                                                                                    \
         c.n = 0

@@ -82,6 +82,10 @@ struct mtrace_sitestat {
     unsigned id;
     int pool;                   /* its blocks come from MTRACE_MALLOCLIKE */
     size_t live, peak, allocs;
+    size_t peak_blocks;         /* live blocks when live bytes first reached `peak` */
+    size_t total_bytes;         /* bytes it allocated in all */
+    size_t temporary;           /* blocks freed before any other allocation (heaptrack's
+                                   "temporary": the cheapest waste to remove) */
     size_t nlive;               /* live blocks */
     size_t reach, reach_blocks; /* of those, still reachable at exit (MTRACE_LEAK_CHECK) */
     size_t at_peak;             /* live bytes at the last global peak, once */
@@ -145,6 +149,9 @@ struct mtrace_state {
     size_t passed;              /* calls from signal handlers let through untraced */
     unsigned long peak_no;      /* global peaks so far */
     size_t peak_recno;          /* RECNO of the record that made the peak */
+    uintptr_t newest;           /* the block allocated last, until it is freed, inverted */
+    size_t temporary;           /* frees of `newest`: temporary allocations */
+    size_t sizes[65];           /* requests of 0 bytes, then of [2^(k-1), 2^k) bytes */
     struct mtrace_supp *supp;   /* MTRACE_SUPPRESS's patterns */
     unsigned nsupp;
     const char *supp_file;
@@ -154,6 +161,7 @@ struct mtrace_state {
     size_t reachable;           /* live at exit, not suppressed, still reachable */
     int over_budget;
     int reachable_mode;         /* MTRACE_LEAK_CHECK=reachable */
+    size_t leak_rows;           /* MTRACE_LEAK_RECORDS: records of each kind printed, 0 all */
     long flush_ms;              /* when the buffer was last written (monotonic, ms) */
     int trace_written;          /* the trace got its tail: the report shows how to draw it */
     int fifo;                   /* the trace is a FIFO: its reader may go away */

@@ -1,10 +1,10 @@
 /* runtime/report.c - what the program is told: at exit and at a bad free.
 
    Owns: the double-free and invalid-free errors, the exit summary (levels
-   1-2), the leak errors (levels 1-3), the budget's error, and the charge
-   of a stack past MTRACE_ALLOC_FN's wrappers.
+   1-2), the leak records' text (levels 1-3: leaks.c makes them) and the
+   budget's error.
    May call: runtime/state.c, out.c, sites.c, stacks.c, trace.c, blocks.c,
-   ci.c, reach.c, names.c. */
+   ci.c, reach.c, names.c, leaks.c. */
 
 /* A place of a double-free report, copied under the lock. */
 struct mtrace_place { const char *file, *func; int line; };
@@ -154,14 +154,6 @@ static int mtrace_invalid_free(struct mtrace_site *by, const char *call, const v
     return 1;
 }
 
-static int mtrace_by_live(const void *a, const void *b)
-{
-    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
-    if (x->live != y->live)
-        return x->live < y->live ? 1 : -1;
-    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
-}
-
 /* The number of threads of the process (/proc), 0 if unknown. */
 static long mtrace_threads(void)
 {
@@ -198,68 +190,6 @@ static char *mtrace_put_budget(char *o, char *end, const char *who)
     }
     mtrace_unpages(order, mt.maxsites * sizeof *order);
     return o < end ? o : end;
-}
-
-/* The length of the name of the function that `func` is a copy of: gcc
-   names the copies it makes "f.constprop.0", "f.isra.0", "f.part.0",
-   "f.cold", "f.lto_priv.0" (Redis's _sdsnewlen.constprop.0), and
-   MTRACE_ALLOC_FN names f. */
-static size_t mtrace_clone_of(const char *func)
-{
-    static const char *const kinds[] = { ".constprop.", ".isra.", ".part.", ".cold", ".lto_priv." };
-    const char *dot = strchr(func, '.');
-    unsigned k;
-    for (k = 0; dot && k < sizeof kinds / sizeof *kinds; k++)
-        if (!strncmp(dot, kinds[k], strlen(kinds[k])))
-            return (size_t)(dot - func);
-    return strlen(func);
-}
-
-/* MTRACE_ALLOC_FN="f g": is `func` one of the functions named there?
-   They are wrappers: a report charges the first frame outside them. */
-static int mtrace_is_alloc_fn(const char *func)
-{
-    const char *list = mt.alloc_fns, *p;
-    size_t n = mtrace_clone_of(func);
-    if (!list || !n)
-        return 0;
-    for (p = list; *p; p += strcspn(p, ", ")) {
-        p += strspn(p, ", ");
-        if (strncmp(p, func, n) == 0 && (p[n] == 0 || p[n] == ',' || p[n] == ' '))
-            return 1;
-    }
-    return 0;
-}
-
-/* Where a report charges stack s: 0 for its site, k for its frame k - 1
-   (the site and the first k - 1 callers are MTRACE_ALLOC_FN's), as long
-   as that frame has a function's name (a file and line need -g). */
-static unsigned mtrace_charged(const struct mtrace_sitestat *s)
-{
-    unsigned k = 0;
-    const struct mtrace_sym *y;
-    if (!s->parent || !mtrace_is_alloc_fn(s->func))
-        return 0;
-    while (k < s->nframes && (y = mtrace_sym_of(s->frames[k])) && y->func[0]) {
-        k++;
-        if (!mtrace_is_alloc_fn(y->func))
-            return k;
-    }
-    return 0;
-}
-
-/* Names for the frames of the stacks order[0..nstacks). */
-static void mtrace_name_stacks(const unsigned *order, unsigned nstacks)
-{
-    uintptr_t *a = (uintptr_t *)mtrace_pages(MTRACE_MAXSYMS * sizeof *a);
-    unsigned i, j, n = 0;
-    if (!a)
-        return;
-    for (i = 0; i < nstacks; i++)
-        for (j = 0; j < mt.sites[order[i]].nframes && n < MTRACE_MAXSYMS; j++)
-            a[n++] = mt.sites[order[i]].frames[j];
-    mtrace_symbolize(a, n);
-    mtrace_unpages(a, MTRACE_MAXSYMS * sizeof *a);
 }
 
 /* A row of the summary with MTRACE_ALLOC_FN: a place charged past the
@@ -319,6 +249,93 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
     return o < end ? o : end;
 }
 
+static int mtrace_by_temporary(const void *a, const void *b)
+{
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    if (x->temporary != y->temporary)
+        return x->temporary < y->temporary ? 1 : -1;
+    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+/* When more than MTRACE_TEMPORARY_PCT of the allocations, and at least
+   MTRACE_TEMPORARY_MIN, were temporary (freed before any other
+   allocation: a buffer that could live on the stack, or be kept), one
+   line that says so and names the site with most of them. */
+#define MTRACE_TEMPORARY_PCT 10
+#define MTRACE_TEMPORARY_MIN 10
+static char *mtrace_put_temporary(char *o, char *end, const char *who)
+{
+    size_t calls = mtrace_calls();
+    unsigned *order;
+    const struct mtrace_sitestat *s;
+    if (mt.temporary < MTRACE_TEMPORARY_MIN || mt.temporary * 100 <= calls * MTRACE_TEMPORARY_PCT || !(order = mtrace_sorted_sites(mtrace_by_temporary)))
+        return o;
+    s = &mt.sites[order[0]];
+    o += snprintf(o, (size_t)(end - o), "%s*** MTRACE: %lu of %lu allocations (%.1f%%) were temporary (freed before any "
+                  "other allocation), %lu of them at %.*s:%d (in %.*s)\n", who, (unsigned long)mt.temporary,
+                  (unsigned long)calls, 100.0 * (double)mt.temporary / (double)calls, (unsigned long)s->temporary,
+                  MTRACE_NAMEMAX, s->file, s->line, MTRACE_NAMEMAX, s->func);
+    mtrace_unpages(order, mt.maxsites * sizeof *order);
+    return o < end ? o : end;
+}
+
+/* Is there a program `name` in a directory of $PATH? */
+static int mtrace_on_path(const char *name)
+{
+    const char *p = mtrace_getenv("PATH"), *e;
+    char path[MTRACE_PATHMAX];
+    for (; p && *p; p = *e ? e + 1 : e) {
+        int n;
+        e = p + strcspn(p, ":");
+        n = (int)(e - p);
+        if (snprintf(path, sizeof path, "%.*s/%s", n ? n : 1, n ? p : ".", name) < (int)sizeof path
+            && access(path, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The line that says how to see the trace: with gnuplot on PATH, its
+   graph (mtrace2massif writes the Massif file beside the trace too, and
+   the line says where); else the Massif file through ms_print.  Every
+   name quoted for the shell; q: 4 buffers of `room` bytes. */
+static char *mtrace_put_graph_hint(char *o, char *end, const char *who, char *q, size_t room)
+{
+    const char *base = strrchr(mt.path, '/') ? strrchr(mt.path, '/') + 1 : mt.path;
+    char *dir = q + 3 * room;
+    snprintf(dir, room, "%.*s", (int)(base - mt.path), mt.path);
+    mtrace_shell_word(q, "", mt.path, "");
+    mtrace_shell_word(q + room, dir, "massif.out.", base);
+    if (mtrace_on_path("gnuplot")) {
+        mtrace_shell_word(q + 2 * room, "--gnuplot=", mt.path, ".gp");
+        mtrace_shell_word(dir, "", mt.path, ".gp");
+        o += snprintf(o, (size_t)(end - o), "%s*** MTRACE: To get a graph (and %s for ms_print) use: "
+                      "mtrace2massif %s %s && gnuplot -persist %s\n", who, q + room, q + 2 * room, q, dir);
+    } else
+        o += snprintf(o, (size_t)(end - o), "%s*** MTRACE: To see it over time (no gnuplot on PATH) use: "
+                      "mtrace2massif %s && ms_print %s\n", who, q, q + room);
+    mtrace_unpages(q, 4 * room);
+    return o < end ? o : end;
+}
+
+/* One leak record: "file:line: error: N bytes in M blocks leaked here",
+   or a "note: ... still reachable here", and its callers; `tag` says
+   whose when there are several processes. */
+static char *mtrace_put_leak(char *o, char *end, const struct mtrace_leak *r, const char *tag)
+{
+    const char *what = r->reachable ? "note" : "error", *how = r->reachable ? "still reachable" : "leaked";
+    const char *s = r->blocks == 1 ? "" : "s";
+    if (r->line >= 0)
+        o += snprintf(o, (size_t)(end - o), "%.*s:%d: %s: %lu bytes in %lu block%s %s here%s\n", MTRACE_NAMEMAX,
+                      r->file, r->line, what, (unsigned long)r->bytes, (unsigned long)r->blocks, s, how, tag);
+    else                        /* charged past the MTRACE_ALLOC_FN functions */
+        o += snprintf(o, (size_t)(end - o), "%.*s: %s: %lu bytes in %lu block%s %s here (in %.*s)%s\n",
+                      MTRACE_NAMEMAX, r->file, what, (unsigned long)r->bytes, (unsigned long)r->blocks, s, how,
+                      MTRACE_NAMEMAX, r->func, tag);
+    o = o < end ? o : end;
+    return mtrace_put_chain(o, end, r->frames, r->from, r->to);
+}
+
 /* Summary (levels 1-2) and leak errors (levels 1-3) on stderr, written
    in one go so that several processes do not interleave mid-line.  When
    there are several processes (MPI ranks, fork) each line says whose it
@@ -334,7 +351,7 @@ static int mtrace_report(void)
     size_t cap = 8192 + (size_t)MTRACE_ROWS * (2 * MTRACE_NAMEMAX + 64), leaks = 0;
     char *out = (char *)mtrace_pages(cap), *o, *end;
     char who[64] = "", tag[64] = "";
-    unsigned i, *order;
+    unsigned i, kind, *order;
     if (!out)
         return 0;
     o = out;
@@ -361,65 +378,50 @@ static int mtrace_report(void)
         if (!order && mt.depth > 1)
             o = mtrace_put_charged(o, end, who);
         if (order && mt.nsorted) {
-            MTRACE_OUT("%s max bytes                function   file\n", who);
+            MTRACE_OUT("%s max bytes    blocks                function   file\n", who);
             for (i = 0; i < mt.nsorted && i < MTRACE_ROWS; i++) {
                 struct mtrace_sitestat *s = &mt.sites[order[i]];
-                MTRACE_OUT("%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)s->peak,
+                MTRACE_OUT("%s%10lu%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)s->peak, (unsigned long)s->peak_blocks,
                        MTRACE_NAMEMAX, s->func, MTRACE_NAMEMAX, s->file, s->line);
             }
             if (mt.nsorted > MTRACE_ROWS)
                 MTRACE_OUT("%s       ...   (%u more sites)\n", who, mt.nsorted - MTRACE_ROWS);
         }
         mtrace_unpages(order, mt.maxsites * sizeof *order);
+        o = mtrace_put_temporary(MTRACE_ROOM(MTRACE_LINE), end, who);
         if (mt.incomplete)
             MTRACE_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
-        if (mt.trace_written && (q = (char *)mtrace_pages(QUOTED * 3))) {
-            mtrace_shell_word(q, "--gnuplot=", mt.path, ".gp");
-            mtrace_shell_word(q + QUOTED, "", mt.path, "");
-            mtrace_shell_word(q + 2 * QUOTED, "", mt.path, ".gp");
-            MTRACE_OUT("%s*** MTRACE: To get a graph use: mtrace2massif %s %s && gnuplot -persist %s\n",
-                       who, q, q + QUOTED, q + 2 * QUOTED);
-            mtrace_unpages(q, QUOTED * 3);
-        }
+        if (mt.trace_written && (q = (char *)mtrace_pages(QUOTED * 4)))
+            o = mtrace_put_graph_hint(MTRACE_ROOM(MTRACE_LINE + 4 * QUOTED), end, who, q, QUOTED);
     }
-    if (mt.reachable_mode)
-        mtrace_find_reachable();
-    order = mtrace_sorted(mtrace_by_live, mt.depth > 0);    /* by stack, with stacks */
-    for (i = 0; order && mt.depth > 1 && i < mt.nsorted && mt.sites[order[i]].live; i++)
-        ;
-    if (i)                      /* name the stacks that leak */
-        mtrace_name_stacks(order, i);
-    for (i = 0; order && i < mt.nsorted && mt.sites[order[i]].live; i++) {
-        struct mtrace_sitestat *s = &mt.sites[order[i]];
-        struct mtrace_supp *sup = mtrace_suppression(s);
-        unsigned top = mtrace_charged(s);
-        const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
-        if (sup) {              /* expected: counted, not an error */
-            sup->bytes += s->live;
-            sup->blocks += s->nlive;
-            mt.suppressed += s->live;
-            mt.suppressed_blocks += s->nlive;
-            continue;
+    mtrace_find_leaks();
+    leaks = mtrace_leaks.rec ? mtrace_leaks.nerr : 1;  /* (no room: cannot say there are none) */
+    for (kind = 0; kind < 2; kind++) {     /* the errors, then the notes */
+        const struct mtrace_leak *r = mtrace_leaks.rec + (kind ? mtrace_leaks.nerr : 0);
+        unsigned n = kind ? mtrace_leaks.n - mtrace_leaks.nerr : mtrace_leaks.nerr;
+        size_t rows = mt.leak_rows != MTRACE_LEAK_ROWS ? mt.leak_rows : mt.depth > 1 ? 10 : 30;
+        unsigned shown = rows && n > rows ? (unsigned)rows : n;
+        size_t bytes = 0, blocks = 0, rest = 0, rest_blocks = 0;
+        for (i = 0; i < n; i++) {
+            bytes += r[i].bytes;
+            blocks += r[i].blocks;
+            if (i >= shown) {
+                rest += r[i].bytes;
+                rest_blocks += r[i].blocks;
+                continue;
+            }
+            MTRACE_ROOM(MTRACE_LINE);
+            o = mtrace_put_leak(o, end, &r[i], tag);
         }
-        if (s->reach)
-            MTRACE_OUT("%.*s:%d: note: %lu bytes still reachable here%s\n", MTRACE_NAMEMAX, s->file, s->line,
-                       (unsigned long)s->reach, tag);
-        mt.reachable += s->reach;
-        if (s->live == s->reach)
-            continue;
-        if (!y)
-            MTRACE_OUT("%.*s:%d: error: %lu bytes leaked here%s\n", MTRACE_NAMEMAX, s->file, s->line,
-                       (unsigned long)(s->live - s->reach), tag);
-        else                    /* charged past the MTRACE_ALLOC_FN functions */
-            MTRACE_OUT("%s: error: %lu bytes leaked here (in %s)%s\n", y->where[0] ? y->where : "<unknown>:0",
-                       (unsigned long)(s->live - s->reach), y->func, tag);
-        if (s->nframes > top && !(top && mtrace_in_main(s->frames[top - 1])))
-            o = mtrace_put_chain(o, end, s->frames, top, s->nframes);
-        mt.leaked += s->live - s->reach;
-        mt.leaked_blocks += s->nlive - s->reach_blocks;
-        leaks++;
+        if (shown < n)
+            MTRACE_OUT("%s*** MTRACE: and %u more %s records (%lu bytes in %lu blocks): %s\n", who, n - shown,
+                       kind ? "reachable" : "leak", (unsigned long)rest, (unsigned long)rest_blocks,
+                       mtrace_getenv("MTRACE_REPORT") ? "the JSON report (MTRACE_REPORT) has them all"
+                       : "MTRACE_REPORT=FILE lists them all, MTRACE_LEAK_RECORDS=0 prints them all");
+        if (n > 1)
+            MTRACE_OUT("%s*** MTRACE: %lu bytes in %lu blocks %s, in %u records\n", who, (unsigned long)bytes,
+                       (unsigned long)blocks, kind ? "still reachable" : "leaked", n);
     }
-    mtrace_unpages(order, mt.maxsites * sizeof *order);
     if (mt.suppressed)
         MTRACE_OUT("%s*** MTRACE: %lu bytes in %lu blocks suppressed\n", who,
                    (unsigned long)mt.suppressed, (unsigned long)mt.suppressed_blocks);

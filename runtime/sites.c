@@ -138,3 +138,13 @@ static unsigned *mtrace_sorted_sites(int (*cmp)(const void *, const void *))
     return mtrace_sorted(cmp, 0);
 }
 
+/* Allocation calls in all (blocks allocated, as the sites count them). */
+static size_t mtrace_calls(void)
+{
+    size_t n = 0;
+    unsigned i;
+    for (i = 1; i < mt.nsites; i++)
+        if (!mt.sites[i].parent)
+            n += mt.sites[i].allocs;
+    return n;
+}

@@ -27,7 +27,7 @@ EOT
 run supp 2 MTRACE_SUPPRESS=supp
 has "suppressed: counted in one line" "$TMP/supp.err" "*** MTRACE: 300 bytes in 1 blocks suppressed"
 hasnt "suppressed: no error for the vendor's cache" "$TMP/supp.err" "vendor.h:5: error"
-has "suppressed: the real leak still is one" "$TMP/supp.err" "cache.c:16: error: 10 bytes leaked here"
+has "suppressed: the real leak still is one" "$TMP/supp.err" "cache.c:16: error: 10 bytes in 1 block leaked here"
 has "a suppression that matched nothing: named by file:line" "$TMP/supp.err" "supp:3: warning: suppression matched no leak"
 check "a real leak left: exit status 1" rc supp 1
 for pattern in "src:vendor.h" "src:vendor.*" "src:vendor.h:5" "src:v*.h:5"; do
@@ -96,15 +96,16 @@ check "JSON: the trace is named at level 1, null at level 2" \
 python3 - "$J" > "$TMP/json.sites" <<'EOT'
 import json, sys
 for s in json.load(open(sys.argv[1]))["sites"]:
-    print("%10d %23s   %s:%d" % (s["peak_bytes"], s["function"], s["file"], s["line"]))
+    print("%10d%10d %23s   %s:%d" % (s["peak_bytes"], s["peak_blocks"], s["function"], s["file"], s["line"]))
 EOT
-grep -E '^ +[0-9]+ +[a-z_]+ +[^ ]+:[0-9]+$' "$TMP/json2.err" > "$TMP/text.sites"
+grep -E '^ +[0-9]+ +[0-9]+ +[a-z_]+ +[^ ]+:[0-9]+$' "$TMP/json2.err" > "$TMP/text.sites"
 same "JSON: every site's peak = the summary's table" "$TMP/text.sites" "$TMP/json.sites"
 python3 - "$J" > "$TMP/json.leaks" <<'EOT'
 import json, sys
 for s in json.load(open(sys.argv[1]))["sites"]:
     if s["live_bytes"] and not s["suppressed"]:
-        print("%s:%d: error: %d bytes leaked here" % (s["file"], s["line"], s["live_bytes"]))
+        print("%s:%d: error: %d bytes in %d block%s leaked here" % (s["file"], s["line"], s["live_bytes"],
+              s["live_blocks"], "" if s["live_blocks"] == 1 else "s"))
 EOT
 grep ': error: .* leaked here' "$TMP/json2.err" > "$TMP/text.leaks"
 same "JSON: the unsuppressed live bytes = the leak lines" "$TMP/text.leaks" "$TMP/json.leaks"
@@ -127,8 +128,8 @@ check "JSON: a file name with a quote and a backslash stays valid JSON, and read
 $CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" reach.c -o "$TMP/reach" \
     -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
 (cd "$TMP" && MTRACE_LEAK_CHECK=reachable ./reach > reach.out 2> reach.err; echo $? > reach.rc)
-lost=$(awk '/ error: .* bytes leaked here/ {s += $(NF-3)} END {print s + 0}' "$TMP/reach.err")
-kept=$(awk '/ note: .* bytes still reachable here/ {s += $(NF-4)} END {print s + 0}' "$TMP/reach.err")
+lost=$(awk '/ error: .* bytes in .* leaked here/ {s += $3} END {print s + 0}' "$TMP/reach.err")
+kept=$(awk '/ note: .* bytes in .* still reachable here/ {s += $3} END {print s + 0}' "$TMP/reach.err")
 echo "     mtrace: $lost bytes lost, $kept still reachable"
 if [ -z "$ASAN" ]; then     # (under ASan its allocator's own tables point into the blocks)
     check "reachable mode: the list and the cycle are the errors (96 + 64 bytes)" test "$lost" = 160
@@ -137,7 +138,7 @@ fi
 check "reachable mode: errors make the exit status 1" rc reach 1
 (cd "$TMP" && ./reach > /dev/null 2> reach-all.err)
 check "default mode: every block live at exit is a leak (324 bytes)" \
-    test "$(awk '/ error: .* bytes leaked here/ {s += $(NF-3)} END {print s + 0}' "$TMP/reach-all.err")" = 324
+    test "$(awk '/ error: .* bytes in .* leaked here/ {s += $3} END {print s + 0}' "$TMP/reach-all.err")" = 324
 if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
     $CC -g -O0 reach.c -o "$TMP/reach-plain" -lpthread
     valgrind --leak-check=full "$TMP/reach-plain" > /dev/null 2> "$TMP/reach.vg"
@@ -153,7 +154,8 @@ cat > "$TMP/keys.py" <<'EOT'
 import json, re, sys
 doc = json.loads(re.search(r"```json\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1))
 real = json.load(open(sys.argv[2]))
-ok = list(doc) == list(real) and list(doc["sites"][0]) == list(real["sites"][0])
+ok = list(doc) == list(real) and list(doc["sites"][0]) == list(real["sites"][0]) \
+    and list(doc["leaks"][0]) == list(real["leaks"][0])
 sys.exit(0 if ok else 1)
 EOT
 check "doc/report-json.md: its example has the runtime's fields, in its order" \

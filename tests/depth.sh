@@ -53,7 +53,7 @@ if command -v addr2line > /dev/null; then
     [ -z "$ASAN" ] && check "stack 3: a callback from qsort: the libc frame is kept, and the walk stops there" \
         test "$(names h.trace 3)" = "msort_with_tmp"       # (ASan has its own qsort)
     cat > h.expected <<'X'
-helpers.c:4: error: 5 bytes leaked here
+helpers.c:4: error: 5 bytes in 1 block leaked here
 helpers.c:5: note: called from copy
 helpers.c:12: note: called from main
 X
@@ -69,9 +69,9 @@ fi
 cp "$TOP/examples/leak.c" . && build leak && MTRACE_DEPTH=8 MTRACE=lk.trace ./leak > /dev/null 2> lk.err
 if command -v addr2line > /dev/null; then
     cat > lk.expected <<'X'
-leak.c:25: error: 100 bytes leaked here
+leak.c:25: error: 100 bytes in 1 block leaked here
 leak.c:47: note: called from main
-leak.c:18: error: 23 bytes leaked here
+leak.c:18: error: 23 bytes in 4 blocks leaked here
 leak.c:45: note: called from main
 X
     grep -A1 'error:' lk.err > lk.got
@@ -133,7 +133,7 @@ X
     grep -A2 'at peak' w.err > w.got
     same "MTRACE_ALLOC_FN: the summary charges the wrappers' callers" w.expected w.got
     cat > w.expected <<'X'
-wrapper.c:16: error: 20 bytes leaked here (in make_name)
+wrapper.c:16: error: 20 bytes in 1 block leaked here (in make_name)
 wrapper.c:21: note: called from main
 X
     grep -A1 'error:' w.err > w.got
@@ -151,7 +151,7 @@ if command -v addr2line > /dev/null; then
 X
     grep -A2 'at peak' wn.err > wn.got
     same "MTRACE_ALLOC_FN without -g: charged by function name, the file unknown" wn.expected wn.got
-    has "... and the leak too" wn.err "<unknown>:0: error: 20 bytes leaked here (in make_name)"
+    has "... and the leak too" wn.err "<unknown>:0: error: 20 bytes in 1 block leaked here (in make_name)"
 fi
 # the same wrappers under the names of gcc's copies (issue 24): matched
 $CC $CFLAGS_T -O0 -DMTRACE=1 -DCLONE_NAMES $LIB wrapper.c -o clones-g $LINK && strip --strip-debug -o clones clones-g
@@ -159,10 +159,10 @@ MTRACE_DEPTH=8 MTRACE=cl.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./clones 2
 if command -v addr2line > /dev/null; then
     grep -A2 'at peak' cl.err > cl.got
     same "MTRACE_ALLOC_FN matches gcc's copies (f.constprop.0, f.isra.0)" wn.expected cl.got
-    has "... and the leak is charged past them" cl.err "<unknown>:0: error: 20 bytes leaked here (in make_name)"
+    has "... and the leak is charged past them" cl.err "<unknown>:0: error: 20 bytes in 1 block leaked here (in make_name)"
 fi
 MTRACE_DEPTH=8 MTRACE=w2.trace ./wrapper 2> w2.err
-has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:12: error: 20 bytes leaked here"
+has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:12: error: 20 bytes in 1 block leaked here"
 
 # --- the double-free report: the bad free's and the allocation's callers
 build dfree

@@ -103,7 +103,7 @@ EOF
     (cd "$TMP/outside" && MTRACE=prog.trace ./prog > out 2> err; echo $? > rc)
     check "outside (pkg-config): leak makes the exit status 1" status "$TMP/outside/rc" 1
     has "outside (pkg-config): summary" "$TMP/outside/err" "*** MTRACE: max traced memory size:       1000 bytes"
-    has "outside (pkg-config): the leak" "$TMP/outside/err" "prog.c:5: error: 300 bytes leaked here"
+    has "outside (pkg-config): the leak" "$TMP/outside/err" "prog.c:5: error: 300 bytes in 1 block leaked here"
     has "outside (pkg-config): the trace" "$TMP/outside/prog.trace" "@ 2 main prog.c 6"
     # the installed tools on its trace
     (cd "$TMP/outside" && "$ROOT/bin/mtrace2massif" --time-unit=B prog.trace 2> m2m.err)
@@ -124,13 +124,13 @@ EOF
     rm -f "$TMP/outside/prog" "$TMP/outside/prog.trace"
     (cd "$TMP/outside" && PATH=$ROOT/bin:$PATH mtrace-cc -g -O0 -MD prog.c -o prog && MTRACE=prog.trace ./prog > out 2> err; echo $? > rc)
     check "outside (mtrace-cc): leak makes the exit status 1" status "$TMP/outside/rc" 1
-    has "outside (mtrace-cc): the leak" "$TMP/outside/err" "prog.c:5: error: 300 bytes leaked here"
+    has "outside (mtrace-cc): the leak" "$TMP/outside/err" "prog.c:5: error: 300 bytes in 1 block leaked here"
     check "outside (mtrace-cc): trace written" test -s "$TMP/outside/prog.trace"
     hasnt "outside (mtrace-cc): no file of the source tree used" "$TMP/outside/prog.d" "$TOP"
     rm -f "$TMP/outside/prog.trace"
     (cd "$TMP/outside" && PATH=$ROOT/bin:$PATH MTRACE_LEVEL=3 mtrace-cc -g prog.c -o prog3 && ./prog3 > out 2> err3)
     check "outside (mtrace-cc, MTRACE_LEVEL=3): leak errors only, no trace" \
-        test "$(cat "$TMP/outside/err3")" = "prog.c:5: error: 300 bytes leaked here" -a ! -e "$TMP/outside/mtrace"
+        test "$(cat "$TMP/outside/err3")" = "prog.c:5: error: 300 bytes in 1 block leaked here" -a ! -e "$TMP/outside/mtrace"
     # the installed man pages are found by man
     if command -v man > /dev/null; then
         check "installed man pages: man -w finds mtrace(7) and mtrace-cc(1) under PREFIX" \
@@ -156,7 +156,7 @@ check "install INCLUDEDIR=PREFIX/include/mtrace: mtrace-cc finds the header ther
 check "install INCLUDEDIR=PREFIX/include/mtrace: pkg-config's header follows" \
     test "$(PKG_CONFIG_PATH=$P3/share/pkgconfig pkg-config --variable=header mtrace)" = "$P3/include/mtrace/mtrace.h"
 (cd "$TMP/outside" && "$P3/bin/mtrace-cc" -g prog.c -o prog-p3 && ./prog-p3 > /dev/null 2> err-p3)
-has "install INCLUDEDIR=PREFIX/include/mtrace: a program built with that mtrace-cc is traced" "$TMP/outside/err-p3" "prog.c:5: error: 300 bytes leaked here"
+has "install INCLUDEDIR=PREFIX/include/mtrace: a program built with that mtrace-cc is traced" "$TMP/outside/err-p3" "prog.c:5: error: 300 bytes in 1 block leaked here"
 make -s -C "$SRC" uninstall PREFIX="$P3" INCLUDEDIR="$P3/include/mtrace" > /dev/null 2>&1
 check "uninstall INCLUDEDIR=...: nothing left" test -z "$(find "$P3" -type f)"
 
@@ -175,7 +175,7 @@ recipe() {
     local name=$1 dir=$2
     (cd "$dir" && MTRACE=hello.trace ./hello > out 2> err; echo $? > rc)
     check "$name: builds and runs, exit status 1 (leak)" status "$dir/rc" 1
-    has "$name: the planted leak is reported" "$dir/err" "hello.c:11: error: 6 bytes leaked here"
+    has "$name: the planted leak is reported" "$dir/err" "hello.c:11: error: 6 bytes in 1 block leaked here"
     check "$name: the trace has the sites and the gnuplot tail" \
         sh -c "grep -Eq '^@ [0-9]+ greet [^ ]*greet.c 9$' '$dir/hello.trace' && tail -n 1 '$dir/hello.trace' | grep -q '^plot '"
 }
@@ -194,7 +194,7 @@ project make3
 (cd "$TMP/make3" && make CFLAGS="-g $(pkg-config --variable=cflags_leaks mtrace)" LDLIBS="$(pkg-config --libs mtrace)" > build.log 2>&1 &&
     MTRACE=hello.trace ./hello > out 2> err)
 check "make CFLAGS=\$(pkg-config --variable=cflags_leaks mtrace): the leak and nothing else" \
-    test "$(cat "$TMP/make3/err")" = "hello.c:11: error: 6 bytes leaked here" -a ! -e "$TMP/make3/hello.trace"
+    test "$(cat "$TMP/make3/err")" = "hello.c:11: error: 6 bytes in 1 block leaked here" -a ! -e "$TMP/make3/hello.trace"
 
 if need cmake cmake; then
     # configured plainly first (the probes see the plain compiler), then
@@ -286,7 +286,7 @@ if command -v clang > /dev/null; then
     (cd "$TMP/make5" && MTRACE_LEVEL=3 MTRACE_CC=clang mtrace-cc -g hello.c greet.c -o hello3 2> cc3.err &&
         MTRACE=hello3.trace ./hello3 > out3 2> err3)
     check "MTRACE_LEVEL=3 MTRACE_CC=clang mtrace-cc: leak errors only, no trace" \
-        test "$(cat "$TMP/make5/err3")" = "hello.c:11: error: 6 bytes leaked here" -a ! -e "$TMP/make5/hello3.trace"
+        test "$(cat "$TMP/make5/err3")" = "hello.c:11: error: 6 bytes in 1 block leaked here" -a ! -e "$TMP/make5/hello3.trace"
 fi
 
 # ===================================================================

@@ -70,7 +70,7 @@ EOT
 build status
 run status status MTRACE_REPORT=status.json
 check "a leak and exit status 3: the status stays 3" rc status 3
-has "a leak and exit status 3: the leak is reported" status.err "status.c:5: error: 7 bytes leaked here"
+has "a leak and exit status 3: the leak is reported" status.err "status.c:5: error: 7 bytes in 1 block leaked here"
 check "a leak and exit status 3: JSON program_status and exit_status are 3" \
     test "$(json status.json '"%d %d" % (r["program_status"], r["exit_status"])')" = "3 3"
 
@@ -121,7 +121,7 @@ run poolgrow pool MTRACE_DOUBLE_FREE=continue MTRACE_FREED_MAX=16 -- grow
 has "pool: a double free after the range's bucket grew is still seen (MTRACE_FREED_MAX=16)" poolgrow.err \
     "pool.c:$(line_of pool.c THIRDFREE): error: double free of a block (in main)"
 run poolok pool
-has "pool: the leaked pool block is reported" poolok.err "pool.c:$ls: error: 16 bytes leaked here"
+has "pool: the leaked pool block is reported" poolok.err "pool.c:$ls: error: 16 bytes in 1 block leaked here"
 check "pool: no double free without it" sh -c "! grep -q 'double free' '$TMP/poolok.err'"
 if command -v addr2line > /dev/null; then
     run pooldepth pool MTRACE_DEPTH=4
@@ -194,7 +194,7 @@ $CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" "$TMP/ci/cach
 $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" "$TMP/ci/cache.c" -o "$TMP/cache1" \
     -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
 run whole cache
-has "compiled as $TMP/ci/cache.c: the sites are named by their whole path" whole.err "$TMP/ci/cache.c:16: error: 10 bytes leaked here"
+has "compiled as $TMP/ci/cache.c: the sites are named by their whole path" whole.err "$TMP/ci/cache.c:16: error: 10 bytes in 1 block leaked here"
 printf 'src:vendor.h\nsrc:cache.c:16\n' > s1
 run s1 cache MTRACE_SUPPRESS=s1
 check "src:vendor.h and src:cache.c:16 match the last component: all suppressed, status 0" \
@@ -205,12 +205,12 @@ check "src:*/ci/vendor.h (a pattern with '/') matches the whole path" \
     sh -c "test \"\$(cat '$TMP/s2.err')\" = '*** MTRACE: 310 bytes in 2 blocks suppressed'"
 printf 'fun:vendor_*\nsrc:cache.c:17\n' > s3
 run s3 cache MTRACE_SUPPRESS=s3
-has "src:cache.c:17: does not take the leak at line 16" s3.err "cache.c:16: error: 10 bytes leaked here"
+has "src:cache.c:17: does not take the leak at line 16" s3.err "cache.c:16: error: 10 bytes in 1 block leaked here"
 has "src:cache.c:17: a suppression that matched nothing" s3.err "s3:2: warning: suppression matched no leak"
 check "src:cache.c:17: exit status 1" rc s3 1
 printf 'fun:vendor_*\nsrc:cache.c:16x\n' > s4
 run s4 cache MTRACE_SUPPRESS=s4
-has "src:cache.c:16x: not a line number, a file pattern that matches nothing" s4.err "cache.c:16: error: 10 bytes leaked here"
+has "src:cache.c:16x: not a line number, a file pattern that matches nothing" s4.err "cache.c:16: error: 10 bytes in 1 block leaked here"
 has "src:cache.c:16x: said to have matched nothing" s4.err "s4:2: warning: suppression matched no leak"
 printf 'fun:\nfun:vendor_*\n' > s5
 run s5 cache MTRACE_SUPPRESS=s5
@@ -283,7 +283,7 @@ EOT
 MTRACE_LEVEL=1 build calls
 run calls calls MTRACE_REPORT=calls.json
 for m in CALLOC:21 REALLOC:20 RARRAY:16 STRDUP:4; do
-    echo "calls.c:$(line_of calls.c "/\* ${m%:*}"): error: ${m#*:} bytes leaked here"
+    echo "calls.c:$(line_of calls.c "/\* ${m%:*}"): error: ${m#*:} bytes in 1 block leaked here"
 done > calls.want
 grep ': error: ' calls.err > calls.got
 same "calloc 3 x 7, strdup of 3, realloc'd at its own site, realloc(p, 0) freed: the leaks" calls.want calls.got
@@ -357,7 +357,7 @@ done
   echo '    return 0;'; echo '}'; } > rows.c
 MTRACE_LEVEL=2 build rows
 run rows rows
-check "21 sites: 20 rows in the summary" test "$(grep -cE '^ +[0-9]+ +main +rows.c:[0-9]+$' rows.err)" = 20
+check "21 sites: 20 rows in the summary" test "$(grep -cE '^ +[0-9]+ +1 +main +rows.c:[0-9]+$' rows.err)" = 20
 has "21 sites: then the one more" rows.err "       ...   (1 more sites)"
 
 # --- the budget: exactly at the peak is within; K, M, G are 1024^n in
@@ -437,12 +437,12 @@ build reach
 run reach reach MTRACE_LEAK_CHECK=reachable MTRACE_REPORT=reach.json
 ll=$(line_of reach.c LIST) lh=$(line_of reach.c HALF) lo=$(line_of reach.c LOST) lp=$(line_of reach.c PAST)
 if [ -z "$ASAN" ]; then     # (under ASan its allocator's own tables point into the blocks)
-    has "reachable: a list held by a global is reachable through its blocks" reach.err "reach.c:$ll: note: 96 bytes still reachable here"
+    has "reachable: a list held by a global is reachable through its blocks" reach.err "reach.c:$ll: note: 96 bytes in 3 blocks still reachable here"
     hasnt "reachable: ... none of its blocks lost" reach.err "reach.c:$ll: error"
-    has "reachable: a site with one block reached: a note" reach.err "reach.c:$lh: note: 40 bytes still reachable here"
-    has "reachable: ... and an error for the other" reach.err "reach.c:$lh: error: 40 bytes leaked here"
-    has "reachable: a pointer just past a block's end does not keep it" reach.err "reach.c:$lp: error: 16 bytes leaked here"
-    has "reachable: two lost blocks of a site" reach.err "reach.c:$lo: error: 48 bytes leaked here"
+    has "reachable: a site with one block reached: a note" reach.err "reach.c:$lh: note: 40 bytes in 1 block still reachable here"
+    has "reachable: ... and an error for the other" reach.err "reach.c:$lh: error: 40 bytes in 1 block leaked here"
+    has "reachable: a pointer just past a block's end does not keep it" reach.err "reach.c:$lp: error: 16 bytes in 1 block leaked here"
+    has "reachable: two lost blocks of a site" reach.err "reach.c:$lo: error: 48 bytes in 2 blocks leaked here"
     check "reachable: JSON reachable_bytes 136 (96 + 40), leaked_bytes 104, leaked_blocks 4" \
         test "$(json reach.json '"%d %d %d" % (r["reachable_bytes"], r["leaked_bytes"], r["leaked_blocks"])')" = "136 104 4"
 fi

@@ -53,7 +53,7 @@ if command -v gnuplot > /dev/null; then
     check "hostile names: gnuplot draws the tail, silently" test -s "$TMP/evil.png" -a ! -s "$TMP/evil.gp.err"
     check "hostile names: no command ran" test -z "$(find "$TMP" / -maxdepth 1 -name 'PWNED*' 2> /dev/null; find "$TMP" -name 'PWNED*')"
     # the printed advice, copied and pasted (gnuplot on a dumb terminal)
-    grep 'To get a graph use:' "$TMP/$EVIL/err" | sed 's/.*use: //' > "$TMP/advice.sh"
+    grep 'To get a graph (and' "$TMP/$EVIL/err" | sed 's/.*use: //' > "$TMP/advice.sh"
     (cd / && PATH=$TOP:$PATH GNUTERM=dumb sh "$TMP/advice.sh" > "$TMP/advice.out" 2>&1)
     advice_ran() { test -s "$T.gp" && grep -q 'total' "$TMP/advice.out" && test -z "$(find "$TMP" -name 'PWNED*')"; }
     check "hostile names: the printed advice runs as printed, draws, runs nothing else" advice_ran
@@ -192,7 +192,7 @@ done
 # a vfork child that _exits leaves the parent's tracing as it was
 for level in 1 2 3 lib; do
     MTRACE=vfork-$level.trace e edges-$level vfork
-    has "vfork, level $level: the parent's leak is still reported" "$E/edges-$level.err" "edges.c:29: error: 11 bytes leaked here"
+    has "vfork, level $level: the parent's leak is still reported" "$E/edges-$level.err" "edges.c:29: error: 11 bytes in 1 block leaked here"
     check "vfork, level $level: exit status 1 (the leak)" erc edges-$level 1
 done
 has "vfork: the parent's trace goes on after it (its malloc)" "$E/vfork-1.trace" "+ 1 0 11 11 "

@@ -28,7 +28,7 @@ rc() { [ "$(cat "$TMP/$1.rc")" = "$2" ] || { echo "     exit status $(cat "$TMP/
 once() { [ "$(grep -cF -- "$2" "$TMP/$1.err")" = 1 ] || { echo "     in $1.err:"; sed 's/^/     | /' "$TMP/$1.err" | head -5; return 1; }; }
 # quiet NAME: no warning at all, and the program's own result (done, status 1 for its leak)
 quiet() { ! grep -q warning "$TMP/$1.err" && [ "$(cat "$TMP/$1.out")" = done ] && rc "$1" 1; }
-leak="inputs.c:$(grep -n 'return malloc(10)' inputs.c | cut -d: -f1): error: 10 bytes leaked here"
+leak="inputs.c:$(grep -n 'return malloc(10)' inputs.c | cut -d: -f1): error: 10 bytes in 1 block leaked here"
 
 # --- 1. FIFOs are never waited on (they used to hang the program)
 mkfifo "$TMP/fifo"

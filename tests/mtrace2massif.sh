@@ -59,7 +59,7 @@ check "stdin gives massif.out.stdin here" test -s massif.out.stdin
 cat sub/prog.trace | "$M2M" - -o - | sed 's/^cmd: .*/cmd: X/' > piped.out
 sed 's/^cmd: .*/cmd: X/' sub/massif.out.prog.trace > file.out
 same "a pipe (spooled for the second pass) = the file" file.out piped.out
-has "header first, as massif-visualizer wants" <(head -3 file.out | tr '\n' ' ') "desc: (none) cmd: X time_unit: B "
+has "header first, as massif-visualizer wants" <(head -3 file.out | tr '\n' ' ') "desc: --time-unit=B cmd: X time_unit: B "
 "$M2M" --threshold=5 --gnuplot=x.gp --max-snapshots=50 sub/prog.trace -o opts.out
 has "desc: the Massif options given, in order" opts.out "desc: --threshold=5 --max-snapshots=50"
 
@@ -326,7 +326,7 @@ done
 if [ -f "$TOP/mtrace.h" ] && [ -f churn.trace ]; then
     "$M2M" --gnuplot=churn.gp churn.trace -o churn.g.out
     has "script: inline data" churn.gp '$mtrace << EOD'
-    has "script: sites titled by function and place" churn.gp ': large (churn.c:'
+    has "script: sites titled by function and place" churn.gp "title 'large (churn.c:"
     # KiB for the heap; MiB when ASan's quarantine inflates the RSS curve
     check "script: axes in KiB or MiB" grep -qE "^set ylabel 'memory \((KiB|MiB)\)'" churn.gp
     has "script: time axis in MiB allocated + freed" churn.gp "set xlabel 'time (MiB allocated + freed)'"
@@ -371,9 +371,9 @@ check "... gnuplot reads it without a word" test -s ev.svg -a ! -s gp.out
 gnuplot -e "set terminal pngcairo; set output 'ev.png'" ev.gp > gp.out 2>&1
 check "... and renders it to PNG" test -s ev.png -a ! -s gp.out
 check "... and ran no command from it (no PWNED file)" test -z "$(find . -name 'PWNED*')"
-has "... legend: site 1 literally" ev.svg '<title>0x1: a`touch PWNED1`f (evil`touch PWNED2`.c:1)</title>'
+has "... legend: site 1 literally" ev.svg '<title>a`touch PWNED1`f (evil`touch PWNED2`.c:1)</title>'
 has "... legend: site 2 literally, its newline as %0A" ev.svg \
-    '<title>0x2: q"'\''$H\b%%0A#@x (f'\''i"le$x.c:2)</title>'
+    '<title>q"'\''$H\b%%0A#@x (f'\''i"le$x.c:2)</title>'
 has "... title: the trace's path literally" ev.svg \
     '<text>ev'\''q"b`touch PWNED3`$HOME\%#@x%0A.trace: peak 336 B (heap + extra)</text>'
 cd .. || exit 2
@@ -386,7 +386,7 @@ printf '@ 1 %s src/a_very_long_file_name_for_a_source.c 42\n+ 1 0 10 10 1\n- 1 1
 "$M2M" --gnuplot=long.gp long.trace -o long.out
 has "key below the plot" long.gp "set key below"
 has "long names cut in the legend" long.gp \
-    "title '0x1: function_w...y_two_bytes (...me_for_a_source.c:42)'"
+    "title 'function_w...y_two_bytes (...me_for_a_source.c:42)'"
 
 # --- 5. outputs that are not regular files --------------------------------
 # written in place: renaming the temporary file over a device or a FIFO

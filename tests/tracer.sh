@@ -33,7 +33,7 @@ rc() { [ "$(cat "$TMP/$1.rc")" = "$2" ] || { echo "     exit status $(cat "$TMP/
 replay() { awk -v notail="${2:-0}" -f replay.awk "$TMP/$1.trace" > "$TMP/$1.replay" || { cat "$TMP/$1.replay"; return 1; }; }
 # masks what changes from run to run in a summary
 masked() { sed -E -e 's/size: +[0-9]+ bytes$/size: RSS bytes/' -e 's/overhead [0-9.]+%/overhead PCT/' \
-    -e "s#$TMP/[a-z0-9]+\\.trace#TRACE#g" "$TMP/$1.err"; }
+    -e "s#$TMP/massif\\.out\\.[a-z0-9]+\\.trace#MASSIF#g" -e "s#$TMP/[a-z0-9]+\\.trace#TRACE#g" "$TMP/$1.err"; }
 
 # --- the header is a no-op without MTRACE or with MTRACE=0
 $CC -E -P sites.c > "$TMP/plain.i"
@@ -69,16 +69,16 @@ grep -v 'To get a graph' sites.expected > "$TMP/sites2.expected"
 masked sites > "$TMP/sites2.masked"
 same "level 2: summary without graph hint" "$TMP/sites2.expected" "$TMP/sites2.masked"
 build sites 3 && run sites
-grep 'error:' sites.expected > "$TMP/sites3.expected"
-same "level 3: leak errors only" "$TMP/sites3.expected" "$TMP/sites.err"
+grep -e 'error:' -e ' leaked, in ' sites.expected > "$TMP/sites3.expected"
+same "level 3: leak records only, and their total" "$TMP/sites3.expected" "$TMP/sites.err"
 check "level 3: exit status 1" rc sites 1
 
 # --- the Massif manual's example
 cp ../../examples/example.c "$TMP/example.c"
 (cd "$TMP" && $CC $CFLAGS_T -O0 -DMTRACE=1 $TRACED example.c -o example $LINKED && MTRACE=example.trace ./example 2> example.err; echo $? > example.rc)
-has "example: g's peak is 8000 bytes" "$TMP/example.err" "      8000                       g   example.c:5"
-has "example: main's peak is 10000 bytes" "$TMP/example.err" "     10000                    main   example.c:20"
-has "example: f leaks 2000 bytes" "$TMP/example.err" "example.c:10: error: 2000 bytes leaked here"
+has "example: g's peak is 8000 bytes" "$TMP/example.err" "      8000         2                       g   example.c:5"
+has "example: main's peak is 10000 bytes" "$TMP/example.err" "     10000        10                    main   example.c:20"
+has "example: f leaks 2000 bytes" "$TMP/example.err" "example.c:10: error: 2000 bytes in 1 block leaked here"
 check "example: trace replays" replay example
 
 # --- double free: three places, then abort with the trace flushed
@@ -252,14 +252,14 @@ has "redefine: the program's own malloc macro wins" "$TMP/redefine.out" "counted
 $CC $CFLAGS_T -DMTRACE=1 $TRACED shared1.c shared2.c -o "$TMP/shared" $LINKED
 MTRACE="$TMP/shared.trace" "$TMP/shared" 2> "$TMP/shared.err"
 check "static inline in a header: one site for both files" test "$(grep -c '^@' "$TMP/shared.trace")" = 1
-check "static inline in a header: its peak is both blocks" grep -qE "^ +30 +shared_alloc +(\./)?shared.h:4$" "$TMP/shared.err"
+check "static inline in a header: its peak is both blocks" grep -qE "^ +30 +2 +shared_alloc +(\./)?shared.h:4$" "$TMP/shared.err"
 
 # --- wrappers and pools (MTRACE_ALLOC_FN, MTRACE_MALLOCLIKE, MTRACE_FREELIKE)
 build arena 1 && run arena
 grep error: "$TMP/arena.err" > "$TMP/arena.leaks"
 same "arena: pool and wrapper leaks at the right places, no double free" arena.expected "$TMP/arena.leaks"
 has "arena: the pool's first block is at the arena's address" "$TMP/arena.out" "1"
-has "arena: the wrapper's allocations are charged to its caller" "$TMP/arena.err" "      4096                    main   arena.c:34"
+has "arena: the wrapper's allocations are charged to its caller" "$TMP/arena.err" "      4096         1                    main   arena.c:34"
 check "arena: trace replays" replay arena
 $CC -Wall -Wextra -Werror -include "$TOP/mtrace.h" arena.c -o "$TMP/arena.plain" && "$TMP/arena.plain" > "$TMP/arena.plain.out"
 same "arena: without MTRACE the annotations do nothing (and build silently)" "$TMP/arena.out" "$TMP/arena.plain.out"
@@ -269,7 +269,7 @@ build atexit 1 && run atexit
 check "atexit and destructor: cleanup counted, exit 0" rc atexit 0
 run atexit leak
 check "atexit: a leak makes it 1" rc atexit 1
-has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:18: error: 7 bytes leaked here"
+has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:18: error: 7 bytes in 1 block leaked here"
 check "atexit: buffered stdout kept" test "$(cat "$TMP/atexit.out")" = "no newline at the end"
 
 # --- exit while other threads allocate
@@ -287,7 +287,7 @@ child=$(sed -n 's/^child \([0-9]*\) exited .*/\1/p' "$TMP/forked.out")
 has "fork: the child's leak makes its status 1" "$TMP/forked.out" "exited 1"
 check "fork: two reports" test "$(grep -c 'max traced memory' "$TMP/forked.err")" = 2
 has "fork: the child's report carries its pid" "$TMP/forked.err" "[pid $child] *** MTRACE: max traced memory size:        555 bytes"
-has "fork: the child's leak, tagged" "$TMP/forked.err" "forked.c:19: error: 555 bytes leaked here (pid $child)"
+has "fork: the child's leak, tagged" "$TMP/forked.err" "forked.c:19: error: 555 bytes in 1 block leaked here (pid $child)"
 has "fork: the parent has no leak" "$TMP/forked.err" "] *** MTRACE: No memory leaks"
 check "fork: parent's trace replays" replay forked
 has "fork: parent's trace holds its 2 records only" "$TMP/forked.replay" "replay: 2 records, total 0"
@@ -416,7 +416,7 @@ elif command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
         f="$TMP/mpi/tr"; [ $r -gt 0 ] && f="$TMP/mpi/tr-$r"
         check "MPI rank $r: its trace replays with $((r * 100)) bytes leaked" sh -c "awk -f replay.awk '$f' | grep -q 'total $((r * 100))\$'"
         has "MPI rank $r: its peak" "$TMP/mpi/err" "[rank $r] *** MTRACE: max traced memory size: $(printf %10d $(((r + 1) * 1000))) bytes"
-        [ $r -gt 0 ] && has "MPI rank $r: its leak, tagged" "$TMP/mpi/err" "mpi.c:21: error: $((r * 100)) bytes leaked here (rank $r)"
+        [ $r -gt 0 ] && has "MPI rank $r: its leak, tagged" "$TMP/mpi/err" "mpi.c:21: error: $((r * 100)) bytes in 1 block leaked here (rank $r)"
     done
     check "MPI: every report line says whose it is" sh -c "! grep MTRACE '$TMP/mpi/err' | grep -v '^\[rank [0-3]\] \*\*\* MTRACE'"
 else
@@ -454,5 +454,24 @@ check "calls through a pointer: the trace replays" replay fnptr
 has "calls through a pointer: the trace names the site at exit" "$TMP/fnptr.trace" "#site 1 node fnptr.c 14"
 "$TOP/mtrace2massif" --time-unit=B "$TMP/fnptr.trace" -o "$TMP/fnptr.massif" 2> /dev/null
 has "calls through a pointer: the Massif file's tree names them" "$TMP/fnptr.massif" "node (fnptr.c:14)"
+# ... and under MTRACE_DEPTH their callers, walked from the frame the
+# entry point saved (no macro gave one)
+FP="-fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS"
+$CC $CFLAGS_T $FP -DMTRACE=1 $TRACED -c fnptr.c -o "$TMP/fnptr.o" && \
+    $CC $CFLAGS_T $FP -DMTRACE=1 -DMTRACE_NO_MACROS $TRACED -c nomacros.c -o "$TMP/nomacros.o" && \
+    $CC $CFLAGS_T "$TMP/fnptr.o" "$TMP/nomacros.o" -o "$TMP/fnptrfp" $LINKED
+MTRACE_DEPTH=4 run fnptrfp
+cat > "$TMP/fnptrfp.expected" <<'X'
+fnptr.c:14: error: 1000 bytes in 1 block leaked here
+fnptr.c:28: note: called from main
+fnptr.c:21: error: 24 bytes in 1 block leaked here
+fnptr.c:28: note: called from main
+nomacros.c:7: error: 7 bytes in 1 block leaked here
+fnptr.c:32: note: called from main
+X
+grep -E 'error:|note:' "$TMP/fnptrfp.err" > "$TMP/fnptrfp.got"
+same "calls through a pointer, MTRACE_DEPTH=4: their callers under them" "$TMP/fnptrfp.expected" "$TMP/fnptrfp.got"
+check "calls through a pointer, MTRACE_DEPTH=4: a #stack with frames for each" \
+    test "$(grep -cE '^#stack [0-9]+ [0-9]+ 0x' "$TMP/fnptrfp.trace")" -ge 3
 
 finish

@@ -90,6 +90,7 @@ HUGE = 1 << 48         # a size no allocator gives (observed: ENOMEM, NULL)
 ABORT_STATUS = 134     # SIGABRT, as a shell reports it (guide: "exit status 134")
 GUARD_STATUS = 77      # driver.c: a freed address was handed out again
 FREED_MAX = 1 << 20    # MTRACE_FREED_MAX's default (README): the model stays below it
+LEAK_RECORDS = 30      # leak records printed (README: MTRACE_LEAK_RECORDS, no stacks)
 
 EMPTY, LIVE, FREED = 'empty', 'live', 'freed'
 
@@ -278,6 +279,8 @@ class Accounts:
     def __init__(self, keep_records):
         self.total = self.peak = self.peak_record = self.nrec = self.frees = 0
         self.live, self.blocks, self.peaks, self.allocs = {}, {}, {}, {}
+        self.peak_blocks, self.total_bytes, self.temporary = {}, {}, {}
+        self.sizes = Counter()          # requests by power-of-two bucket
         self.order = []                 # sites by their first + or >
         self.at_peak, self.dirty = {}, False
         self.records = [] if keep_records else None
@@ -290,10 +293,13 @@ class Accounts:
             if site not in self.allocs:
                 self.order.append(site)
                 self.allocs[site] = self.live[site] = self.blocks[site] = self.peaks[site] = 0
+                self.peak_blocks[site] = self.total_bytes[site] = self.temporary[site] = 0
             self.allocs[site] += 1
             self.blocks[site] += 1
             self.total += size
             self.live[site] += size
+            self.total_bytes[site] += size
+            self.sizes[size.bit_length()] += 1
         else:
             self.blocks[site] -= 1
             self.total -= size
@@ -305,6 +311,7 @@ class Accounts:
                 raise Undefined('more frees than MTRACE_FREED_MAX remembers')
         if self.live[site] > self.peaks[site]:
             self.peaks[site] = self.live[site]
+            self.peak_blocks[site] = self.blocks[site]
         if self.total > self.peak:
             self.peak, self.peak_record, self.dirty = self.total, self.nrec, True
         if self.records is not None:
@@ -333,12 +340,13 @@ class Model:
         self.sites, self.level, self.mode, self.trace_path = sites, level, mode, trace_path
         self.slots = [(EMPTY, None)] * NSLOTS
         self.acct = Accounts(keep_records and level == 1)
+        self.newest = None              # the block allocated last, until freed
         self.stdout, self.bad_lines = [], []
         self.double = self.invalid = 0
         self.tcache = Counter()       # see into_tcache
         self.status, self.aborted = 0, False
         self.depth = 0
-        self.ties = {'rows': {}, 'leaks': {}, 'sites': {}}    # see Accounts.ranked
+        self.ties = {'rows': {}, 'temporary': {}, 'sites': {}}    # see Accounts.ranked
 
     # -- places
     def where(self, marker):
@@ -355,12 +363,17 @@ class Model:
         block = Block(size, site, block_classes(op, size))
         self.handed_out(alloc_classes(op, size) if op else classes(size))
         self.acct.record(record, site, size)
+        self.newest = block
         if slot is not None:
             self.slots[slot] = (LIVE, block)
         return block
 
     def release(self, block, record, free_marker, slot=None):
         self.acct.record(record, block.site, block.size)
+        if record == '-' and block is self.newest:
+            # freed before any other allocation: a temporary (README)
+            self.acct.temporary[block.site] += 1
+            self.newest = None
         block.free_site = free_marker
         # Parked: the chunk went to this thread's tcache, where only an
         # allocation of its size takes it (glibc >= 2.26): the main thread's,
@@ -544,6 +557,9 @@ class Model:
             self.acct.record('+', 'burst_malloc', size)
         for _ in range(count):
             self.acct.record('-', 'burst_malloc', size)
+        if count:       # freed in allocation order: only the last is the newest
+            self.acct.temporary['burst_malloc'] += 1
+            self.newest = None
         self.into_tcache(classes(size), count)
 
     def op_say(self, op):
@@ -586,8 +602,19 @@ class Model:
         return self.status
 
     def leaks(self):
-        acct = self.acct
-        return [s for s in acct.ranked(acct.live, self.ties['leaks']) if acct.live[s] > 0]
+        """The leak records (README "Leaks"): one per place (sites on one
+        line merged), by bytes, then blocks, then file, line and function:
+        [(bytes, blocks, file, line, func, [sites])]."""
+        acct, merged = self.acct, {}
+        for s in acct.order:
+            if acct.live[s] > 0:
+                func, file, line = self.sites[s]
+                r = merged.setdefault((file, line, func), [0, 0, []])
+                r[0] += acct.live[s]
+                r[1] += acct.blocks[s]
+                r[2].append(s)
+        return sorted(((b, n, f, l, fn, ss) for (f, l, fn), (b, n, ss) in merged.items()),
+                      key=lambda r: (-r[0], -r[1], r[2].encode(), r[3], r[4].encode()))
 
     def summary(self):
         """Levels 1 and 2 (README, doc/guide.md's "The summary")."""
@@ -596,23 +623,45 @@ class Model:
                  '*** MTRACE: max traced memory size: %10d bytes (tracing overhead PCT)' % acct.peak]
         ranked = acct.ranked(acct.peaks, self.ties['rows'])
         if ranked:
-            lines.append(' max bytes                function   file')
+            lines.append(' max bytes    blocks                function   file')
             for s in ranked[:20]:
                 place, func = self.where(s)
-                lines.append('%10d%24s   %s' % (acct.peaks[s], func, place))
+                lines.append('%10d%10d%24s   %s' % (acct.peaks[s], acct.peak_blocks[s], func, place))
             if len(ranked) > 20:
                 lines.append('%10s   (%d more sites)' % ('...', len(ranked) - 20))
+        calls, temporary = sum(acct.allocs.values()), sum(acct.temporary.values())
+        if temporary >= 10 and temporary * 100 > calls * 10:     # README: over 10%, at least 10
+            top = acct.ranked(acct.temporary, self.ties['temporary'])[0]
+            place, func = self.where(top)
+            lines.append('*** MTRACE: %d of %d allocations (%.1f%%) were temporary (freed before any other '
+                         'allocation), %d of them at %s (in %s)' % (temporary, calls, 100.0 * temporary / calls,
+                                                                   acct.temporary[top], place, func))
         if self.level == 1 and acct.nrec:
             t = self.trace_path
-            lines.append('*** MTRACE: To get a graph use: mtrace2massif --gnuplot=%s.gp %s && gnuplot -persist %s.gp' % (t, t, t))
+            d, b = os.path.split(t)
+            if shutil.which('gnuplot'):
+                lines.append('*** MTRACE: To get a graph (and %s/massif.out.%s for ms_print) use: mtrace2massif '
+                             '--gnuplot=%s.gp %s && gnuplot -persist %s.gp' % (d, b, t, t, t))
+            else:
+                lines.append('*** MTRACE: To see it over time (no gnuplot on PATH) use: mtrace2massif %s && '
+                             'ms_print %s/massif.out.%s' % (t, d, b))
         return lines
 
     def exit_report(self):
         if self.aborted:
             return []
         lines = self.summary() if self.level <= 2 else []
-        for s in self.leaks():
-            lines.append('%s: error: %d bytes leaked here' % (self.where(s)[0], self.acct.live[s]))
+        leaks = self.leaks()
+        for nbytes, blocks, file, line, func, _ in leaks[:LEAK_RECORDS]:
+            lines.append('%s:%d: error: %d bytes in %d block%s leaked here'
+                         % (file, line, nbytes, blocks, '' if blocks == 1 else 's'))
+        rest = leaks[LEAK_RECORDS:]
+        if rest:
+            lines.append('*** MTRACE: and %d more leak records (%d bytes in %d blocks): the JSON report '
+                         '(MTRACE_REPORT) has them all' % (len(rest), sum(r[0] for r in rest), sum(r[1] for r in rest)))
+        if len(leaks) > 1:
+            lines.append('*** MTRACE: %d bytes in %d blocks leaked, in %d records'
+                         % (sum(r[0] for r in leaks), sum(r[1] for r in leaks), len(leaks)))
         # "No memory leaks" (levels 1-2) only when nothing went wrong, and
         # the counts of bad frees gone past last, invalid ones first (observed)
         if self.level <= 2 and not self.leaks() and not self.double and not self.invalid:
@@ -637,19 +686,26 @@ class Model:
         for s in acct.ranked(acct.peaks, self.ties['sites']):
             func, file, line = self.sites[s]
             sites.append({'function': func, 'file': file, 'line': line, 'allocations': acct.allocs[s],
+                          'calls': acct.allocs[s], 'total_bytes': acct.total_bytes[s],
+                          'temporary': acct.temporary[s], 'peak_blocks': acct.peak_blocks[s],
                           'peak_bytes': acct.peaks[s], 'bytes_at_peak': at_peak.get(s, 0),
                           'live_bytes': acct.live[s], 'live_blocks': acct.blocks[s],
                           'reachable_bytes': 0, 'suppressed': False})
         return {
-            'mtrace_report': 1, 'rank': -1, 'level': self.level,
+            'mtrace_report': 2, 'rank': -1, 'level': self.level,
             'trace': self.trace_path if self.level == 1 and acct.nrec else None,
             'program_status': self.status, 'exit_status': self.exit_status(),
             'peak_bytes': acct.peak, 'peak_record': acct.peak_record, 'records': acct.nrec,
             'double_frees': self.double, 'invalid_frees': self.invalid, 'freed_forgotten': 0,
-            'leaked_bytes': sum(acct.live[s] for s in leaks),
-            'leaked_blocks': sum(acct.blocks[s] for s in leaks),
+            'leaked_bytes': sum(r[0] for r in leaks),
+            'leaked_blocks': sum(r[1] for r in leaks),
             'suppressed_bytes': 0, 'suppressed_blocks': 0, 'reachable_bytes': 0,
             'untraced_signal_calls': 0, 'budget_bytes': None, 'over_budget': False,
+            'calls': sum(acct.allocs.values()), 'temporary': sum(acct.temporary.values()),
+            'leaks': [{'function': fn, 'file': f, 'line': l, 'kind': 'leak', 'bytes': b, 'blocks': n, 'callers': []}
+                      for b, n, f, l, fn, _ in leaks],
+            'size_histogram': [{'min': 1 << (k - 1) if k else 0, 'max': (1 << k) - 1, 'count': c}
+                               for k, c in sorted(acct.sizes.items()) if c],
             'sites': sites,
         }
 
@@ -1024,9 +1080,11 @@ def mask(line):
 def stderr_group(line):
     if re.search(r'error: (double free|free of|realloc of)|note: (the block was allocated|and first freed|the program died)', line):
         return G_BAD
-    if re.match(r'\*\*\* MTRACE: max (resident|traced)| max bytes  |( *\d+ +\S+   \S+:\d+$)| +\.\.\.   \(', line):
+    if re.match(r'\*\*\* MTRACE: max (resident|traced)| max bytes  |( *\d+ +\d+ +\S+   \S+:\d+$)| +\.\.\.   \(|'
+                r'\*\*\* MTRACE: .* were temporary ', line):
         return G_SUMMARY
-    if re.search(r'bytes leaked here$|\*\*\* MTRACE: (No memory leaks|\d+ .* ignored$|To get a graph)', line):
+    if re.search(r'leaked here$|\*\*\* MTRACE: (No memory leaks|\d+ .* ignored$|To get a graph|To see it|'
+                 r'and \d+ more leak records|\d+ bytes in \d+ blocks leaked)', line):
         return G_LEAKS
     return None
 
@@ -1160,13 +1218,13 @@ def follow_ties(model, run, sites):
     """Tells the model the program's order of the sites in the summary's
     rows, the leak errors and the JSON's sites (see Accounts.ranked)."""
     marker = {'%s:%d' % (f, l): m for m, (_, f, l) in sites.items()}
-    rows = re.findall(r'^ *\d+ +\S+   (\S+:\d+)$', run.stderr, re.M)
-    leaks = re.findall(r'^(\S+:\d+): error: \d+ bytes leaked here$', run.stderr, re.M)
+    rows = re.findall(r'^ *\d+ +\d+ +\S+   (\S+:\d+)$', run.stderr, re.M)
+    temporary = re.findall(r'^\*\*\* MTRACE: .* were temporary .* at (\S+:\d+) \(in \S+\)$', run.stderr, re.M)
     try:
         listed = ['%s:%s' % (s.get('file'), s.get('line')) for s in json.loads(run.report or '{}').get('sites', [])]
     except (ValueError, AttributeError, TypeError):
         listed = []
-    for name, places in (('rows', rows), ('leaks', leaks), ('sites', listed)):
+    for name, places in (('rows', rows), ('temporary', temporary), ('sites', listed)):
         model.ties[name] = {marker[p]: i for i, p in reversed(list(enumerate(places))) if p in marker}
 
 
