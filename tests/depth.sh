@@ -213,4 +213,48 @@ if [ -z "$ASAN" ] && echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x
     check "ThreadSanitizer: the trace replays" sh -c "$REPLAY th2.trace > /dev/null"
 fi
 
+# --- calls no macro announced (through a pointer, from MTRACE_NO_MACROS):
+#     their callers too, walked from the frame the entry point saved
+cp "$TOP"/tests/tracer/fnptr.c "$TOP"/tests/tracer/nomacros.c .
+$CC $CFLAGS_T -O0 -DMTRACE=1 $LIB -c fnptr.c -o fnptr.o && \
+    $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_NO_MACROS $LIB -c nomacros.c -o nomacros.o && \
+    $CC fnptr.o nomacros.o -o fnptr $LINK
+MTRACE_DEPTH=4 MTRACE=fp.trace ./fnptr 2> fp.err
+grep -A1 'fnptr.c:14: error' fp.err > fp.got
+printf 'fnptr.c:14: error: 1000 bytes in 1 block leaked here\nfnptr.c:28: note: called from main\n' > fp.expected
+same "through a pointer, MTRACE_DEPTH=4: the caller under the place" fp.expected fp.got
+check "through a pointer, MTRACE_DEPTH=4: the stack names main" test "$(names fp.trace 1)" = main
+
+# --- leak records that read the same are one: a wrapper's two malloc
+#     lines, both charged past MTRACE_ALLOC_FN to one call in make()
+cat > twice.c <<'EOT'
+#include <stdlib.h>
+static void *keep[4];
+static void *xmalloc(size_t n)
+{
+    if (n > 100)
+        return malloc(n);
+    return malloc(n + 1);
+}
+static void make(int i, size_t n)
+{
+    keep[i] = xmalloc(n);           /* CHARGED */
+}
+int main(void)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        make(i, i & 1 ? 200 : 10);  /* LOOP */
+    return 0;
+}
+EOT
+if command -v addr2line > /dev/null; then
+    build twice
+    MTRACE_DEPTH=4 MTRACE=tw.trace MTRACE_ALLOC_FN=xmalloc ./twice 2> tw.err
+    printf 'twice.c:%d: error: 422 bytes in 4 blocks leaked here (in make)\ntwice.c:%d: note: called from main\n' \
+        "$(grep -n CHARGED twice.c | cut -d: -f1)" "$(grep -n LOOP twice.c | cut -d: -f1)" > tw.expected
+    grep -A1 'error:' tw.err > tw.got
+    same "MTRACE_ALLOC_FN: two sites charged to one place and stack, one record" tw.expected tw.got
+fi
+
 finish

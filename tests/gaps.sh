@@ -446,6 +446,64 @@ if [ -z "$ASAN" ]; then     # (under ASan its allocator's own tables point into 
     check "reachable: JSON reachable_bytes 136 (96 + 40), leaked_bytes 104, leaked_blocks 4" \
         test "$(json reach.json '"%d %d %d" % (r["reachable_bytes"], r["leaked_bytes"], r["leaked_blocks"])')" = "136 104 4"
 fi
+# --- leak records (README "Leaks"): two leaking calls on one line are one
+#     record; at most 30 records (MTRACE_LEAK_RECORDS), then one line for
+#     the rest; the JSON report has them all  [leak-records]
+{ echo '#include <stdlib.h>'; echo 'char *keep;'; echo 'int main(void)'; echo '{'
+  echo '    char *a = malloc(5), *b = malloc(7);            /* TWO */'
+  echo '    a[0] = b[0] = 0;'
+  for i in $(seq 1 35); do echo "    keep = malloc($((100 + i)));"; done
+  echo '    return 0;'; echo '}'; } > records.c
+build records
+run records records MTRACE_REPORT=records.json
+lt=$(line_of records.c TWO)
+check "leak records: 30 printed, the largest" test "$(grep -c ': error: ' records.err)" = 30 -a \
+    "$(grep -c 'records.c:[0-9]*: error: 1[0-3][0-9] bytes in 1 block' records.err)" = 30
+has "leak records: the other 6 in one line (101..105, and 5 + 7 bytes)" records.err \
+    "*** MTRACE: and 6 more leak records (527 bytes in 7 blocks): the JSON report (MTRACE_REPORT) has them all"
+has "leak records: the total of all 36" records.err "*** MTRACE: 4142 bytes in 37 blocks leaked, in 36 records"
+check "leak records: the JSON report has all 36, largest first" \
+    test "$(json records.json '" ".join(str(l["bytes"]) for l in r["leaks"][:2]) + " %d %d" % (len(r["leaks"]), r["leaks"][-1]["bytes"])')" = "135 134 36 12"
+run records0 records MTRACE_LEAK_RECORDS=0
+check "MTRACE_LEAK_RECORDS=0: all 36 printed, no 'more' line" \
+    test "$(grep -c ': error: ' records0.err)" = 36 -a -z "$(grep 'more leak records' records0.err)"
+has "leak records: two calls on one line, one record" records0.err "records.c:$lt: error: 12 bytes in 2 blocks leaked here"
+run records3 records MTRACE_LEAK_RECORDS=3
+check "MTRACE_LEAK_RECORDS=3: three printed, 33 in one line" \
+    test "$(grep -c ': error: ' records3.err)" = 3 -a -n "$(grep 'and 33 more leak records' records3.err)"
+run recordsx records MTRACE_LEAK_RECORDS=x
+has "MTRACE_LEAK_RECORDS=x: one warning" recordsx.err "MTRACE_LEAK_RECORDS=x is not a number of records (0: all): about a screenful"
+check "MTRACE_LEAK_RECORDS=x: the default, 30" test "$(grep -c ': error: ' recordsx.err)" = 30
+
+# --- temporary allocations (README): the summary's line when more than 10%
+#     of the allocations, and at least 10, were freed before any other
+#     allocation  [temporary]
+cat > temp.c <<'EOT'
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    int i, n = atoi(argv[1]);
+    void *keep[100];
+    for (i = 0; i < 100 - n; i++)
+        keep[i] = malloc(8);                /* KEPT */
+    for (i = 0; i < n; i++)
+        free(malloc(16));                   /* TEMP */
+    for (i = 0; i < 100 - n; i++)
+        free(keep[i]);
+    return 0;
+}
+EOT
+MTRACE_LEVEL=2 build temp
+run temp10 temp -- 10
+run temp11 temp -- 11
+hasnt "temporary: 10 of 100 (10%): no line" temp10.err "temporary"
+has "temporary: 11 of 100: the line, the site" temp11.err \
+    "*** MTRACE: 11 of 100 allocations (11.0%) were temporary (freed before any other allocation), 11 of them at temp.c:$(line_of temp.c TEMP) (in main)"
+run temp11j temp MTRACE_REPORT=temp.json -- 11
+check "temporary: the JSON report's counts (global, per site), calls, total bytes" \
+    test "$(json temp.json '"%d %d %s" % (r["temporary"], r["calls"], sorted((s["line"], s["temporary"], s["calls"], s["total_bytes"]) for s in r["sites"]))')" = \
+    "11 100 [($(line_of temp.c KEPT), 0, 89, 712), ($(line_of temp.c TEMP), 11, 11, 176)]"
+
 # --- mtrace2massif's snapshot policy at its boundaries, on hand-written
 #     traces; each expected list is what valgrind 3.19's Massif gives for
 #     the same calls (a C program doing them, run with the same options)
