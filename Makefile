@@ -1,38 +1,79 @@
+# SPDX-License-Identifier: MIT
 # mtrace - compile-time heap tracer.  `make` builds the tools, `make test` runs
 # every suite, `make demo` traces the Massif manual's example program.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra
 VERSION  = 1.0
+# This Makefile's own directory: bench/ builds libmtrace from a snapshot of
+# the runtime's sources elsewhere (make -f TOP/Makefile), and the version
+# script, libmtrace.map, stays here.
+MAKEFILE_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR      ?= $(PREFIX)/bin
 INCLUDEDIR  ?= $(PREFIX)/include
-PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR      ?= $(PREFIX)/share/man
-MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1
+MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1 doc/mtrace-diff.1
 MAN7 = doc/mtrace.7
 
 LIBDIR      ?= $(PREFIX)/lib
-TOOLS = ms_print mtrace2massif
+TOOLS = ms_print mtrace2massif mtrace-diff
 LIBS  = libmtrace.so libmtrace.a
+# The shared library: the real file, its soname (the major version: an
+# incompatible change of the ABI makes it libmtrace.so.2, and programs
+# linked with .so.1 keep theirs) and libmtrace.so, the link -lmtrace finds.
+SOMAJOR = $(firstword $(subst ., ,$(VERSION)))
+SONAME  = libmtrace.so.$(SOMAJOR)
+SOFILE  = libmtrace.so.$(VERSION)
+# The tools read traces and Massif files of any size, on 32-bit systems too.
+TOOL_CC = $(CC) $(CPPFLAGS) -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN)
 
 TEST_CFLAGS ?= -g -O1
 export CC TEST_CFLAGS
 
-all: $(TOOLS) $(LIBS)
+all: $(TOOLS) $(LIBS) mtrace-uninstalled.pc
 
 # The runtime: mtrace.c includes runtime/*, one concern a file.  Compiled
 # once, the shared library exports only mtrace_*, pmtrace and the
-# allocator's names, and is never unloaded (-z nodelete: a traced plugin
-# closed with dlclose must not take the runtime with it).
+# allocator's names (libmtrace.map), and is never unloaded (-z nodelete: a
+# traced plugin closed with dlclose must not take the runtime with it).
 RUNTIME = mtrace.c mtrace.h $(wildcard runtime/*.c runtime/*.h)
 mtrace.pic.o: $(RUNTIME)
-	$(CC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -DMTRACE_RUNTIME -c -o $@ mtrace.c
-libmtrace.so: mtrace.pic.o
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libmtrace.so -Wl,-z,nodelete -o $@ mtrace.pic.o $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -DMTRACE_RUNTIME -c -o $@ mtrace.c
+$(SOFILE): mtrace.pic.o $(MAKEFILE_DIR)libmtrace.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(MAKEFILE_DIR)libmtrace.map \
+		-Wl,-z,nodelete -o $@ mtrace.pic.o
+$(SONAME): $(SOFILE)
+	ln -sf $(SOFILE) $@
+libmtrace.so: $(SONAME)
+	ln -sf $(SONAME) $@
 libmtrace.a: mtrace.pic.o
-	rm -f $@ && ar rcs $@ mtrace.pic.o
+	rm -f $@ && $(AR) rcs $@ mtrace.pic.o
+
+# Is LIBDIR searched by the dynamic linker itself (a distribution's
+# /usr/lib, /usr/lib64, /usr/lib/<triplet>)?  Then mtrace.pc and mtrace-cc
+# add no rpath (distributions forbid one there); anywhere else they do, so
+# that a traced program runs without LD_LIBRARY_PATH.
+MULTIARCH = $(shell $(CC) -print-multiarch 2> /dev/null)
+SYSTEM_LIBDIRS = /lib /usr/lib /lib64 /usr/lib64 /lib32 /usr/lib32 /libx32 /usr/libx32 \
+	$(if $(MULTIARCH),/lib/$(MULTIARCH) /usr/lib/$(MULTIARCH))
+RPATH = $(if $(filter $(patsubst %/,%,$(LIBDIR)),$(SYSTEM_LIBDIRS)),no,yes)
+# mtrace.pc.in filled in: $(call pc_sed,PREFIX,INCLUDEDIR,LIBDIR,RPATH)
+pc_sed = sed -e 's|@PREFIX@|$(1)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@INCLUDEDIR@|$(patsubst $(1)/%,$${prefix}/%,$(patsubst $(1),$${prefix},$(2)))|g' \
+	-e 's|@LIBDIR@|$(patsubst $(1)/%,$${prefix}/%,$(patsubst $(1),$${prefix},$(3)))|g' \
+	-e 's|@RPATH@|$(if $(filter yes,$(4)),-Wl$(comma)-rpath$(comma)$${libdir} )|g' mtrace.pc.in
+comma = ,
+# pkg-config from the source tree, after a plain `make`: with
+# PKG_CONFIG_PATH=/path/to/tree, pkg-config prefers mtrace-uninstalled.pc
+# (its convention for uninstalled packages).  Rewritten only when its text
+# changes (a copy of the tree elsewhere gets its own paths).
+mtrace-uninstalled.pc: FORCE
+	@$(call pc_sed,$(CURDIR),$(CURDIR),$(CURDIR),yes) > $@.tmp && \
+		if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
 
 # The converters, in convert/: mtrace2massif's stages (m2m.h says which)
 # and ms_print's parts (ms_print_lib.h), each with its thin main, and tool.c,
@@ -40,16 +81,38 @@ libmtrace.a: mtrace.pic.o
 # README and users' scripts run them.
 M2M_SRC = convert/m2m_files.c convert/m2m_convert.c convert/m2m_parse.c convert/m2m_heap.c \
 	convert/m2m_snap.c convert/m2m_stack.c convert/m2m_sym.c convert/m2m_out.c \
-	convert/m2m_gnuplot.c convert/m2m_ranks.c
+	convert/m2m_gnuplot.c convert/m2m_ranks.c convert/m2m_html.c convert/m2m_html_data.c \
+	convert/m2m_html_page.c
 MSP_SRC = convert/ms_print_run.c convert/ms_print_graph.c convert/ms_print_body.c \
 	convert/ms_print_read.c convert/ms_print_out.c convert/ms_print_pnum.c
+# --html's page: its style and script (convert/html/, hand-written) as C
+# strings.  The made file is kept in the tree, so that a build without
+# awk (or the fuzz harness, which compiles convert/m2m_*.c) has it too.
+convert/m2m_html_page.c: convert/html/page.css convert/html/page.js convert/html/embed.awk
+	awk -f convert/html/embed.awk convert/html/page.css convert/html/page.js > $@.tmp && mv $@.tmp $@
 mtrace2massif: convert/mtrace2massif.c $(M2M_SRC) convert/m2m.h convert/tool.c convert/tool.h
-	$(CC) $(CFLAGS) $(WARN) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS)
+	$(TOOL_CC) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS)
 ms_print: convert/ms_print.c $(MSP_SRC) convert/ms_print_lib.h convert/ms_print_pnum.h convert/tool.c convert/tool.h
-	$(CC) $(CFLAGS) $(WARN) -o $@ convert/ms_print.c $(MSP_SRC) convert/tool.c $(LDFLAGS)
+	$(TOOL_CC) -o $@ convert/ms_print.c $(MSP_SRC) convert/tool.c $(LDFLAGS)
+# mtrace-diff (convert/diff.h): its own parts, and mtrace2massif's parser
+# (m2m_parse.c, m2m_stack.c, m2m_sym.c) driving its own heap model.
+# --html's page: its script and style (convert/html/diff.*) made as
+# m2m_html_page.c is, with mtrace2massif's style (m2m_html_page.c) too.
+DIFF_SRC = convert/diff_input.c convert/diff_json.c convert/diff_report.c convert/diff_trace.c \
+	convert/diff_table.c convert/diff_html.c convert/diff_html_page.c convert/m2m_html_page.c \
+	convert/m2m_parse.c convert/m2m_stack.c convert/m2m_sym.c
+convert/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/html/embed.awk
+	awk -v out=diff_html_page.c -v inc=diff.h -f convert/html/embed.awk convert/html/diff.css \
+		convert/html/diff.js > $@.tmp && mv $@.tmp $@
+mtrace-diff: convert/mtrace-diff.c $(DIFF_SRC) convert/diff.h convert/m2m.h convert/tool.c convert/tool.h
+	$(TOOL_CC) -o $@ convert/mtrace-diff.c $(DIFF_SRC) convert/tool.c $(LDFLAGS)
 
 # The whole suite (tests/*.sh), with the grand total on the last line.
-test: all
+# tests/setup.sh first: it installs what the suites need (tests/packages.txt)
+# when it may, or stops at once naming the packages.
+test:
+	tests/setup.sh
+	$(MAKE) all
 	tests/run.sh
 
 # The same suite with every program, traced ones included, under ASan+UBSan.
@@ -73,6 +136,18 @@ demo: examples/example all
 
 examples/example: examples/example.c $(RUNTIME)
 	$(CC) -g $(WARN) -DMTRACE=1 -include ./mtrace.h -o $@ examples/example.c
+
+# The pictures of --html's page (doc/html-*.png, in the README, the guide and
+# doc/mtrace2massif.md): the Massif manual's example traced with call
+# stacks, converted, each view shot by headless Chromium (tests/html/).
+screenshots: mtrace2massif
+	@d=$$(mktemp -d) && top=$$(pwd) && \
+	$(CC) -g -O0 -DMTRACE=1 -include ./mtrace.h -o $$d/example examples/example.c 2> /dev/null && \
+	(cd $$d && MTRACE_DEPTH=8 MTRACE=example.trace ./example 2> /dev/null; \
+	 $$top/mtrace2massif --time-unit=B --html=example.html example.trace) && \
+	CDP_WIDTH=1100 node --experimental-websocket tests/html/cdp.js $$d/example.html \
+		tests/html/shots.js doc html- > $$d/out; status=$$?; cat $$d/out; \
+	grep -qx 'errors 0' $$d/out || status=1; rm -rf $$d; exit $$status
 
 # Single suites: `make test SUITES="tracer ms_print"`, or these.
 test-ecosystem: all
@@ -141,40 +216,65 @@ build/mtrace.c: $(RUNTIME) runtime/amalgamate.awk
 	@mkdir -p build
 	awk -f runtime/amalgamate.awk mtrace.c > $@.tmp && mv $@.tmp $@
 
-# The header and its runtime source side by side (the one-line use includes
-# "mtrace.c" from the header's directory; the amalgamation, build/mtrace.c),
-# libmtrace.so and .a, the tools, mtrace-cc (told where the header and
-# library are), the man pages and mtrace.pc.  `make uninstall` removes
-# exactly those files.
+# make install: the header (PREFIX/include/mtrace.h) and, for the one-line
+# use, the runtime as one file beside it in a directory of its own,
+# PREFIX/include/mtrace/mtrace.c (the installed header includes
+# "mtrace/mtrace.c": a bare mtrace.c in a shared include directory would not
+# say whose it is); libmtrace.so.VERSION with its links .so.1 and .so, and
+# libmtrace.a; the tools; mtrace-cc, told where the header and library are
+# (absolute, and relative to BINDIR for a moved or staged tree) and whether
+# to add an rpath; the man pages; LIBDIR/pkgconfig/mtrace.pc.  DESTDIR,
+# PREFIX, BINDIR, INCLUDEDIR, LIBDIR, MANDIR and PKGCONFIGDIR are honoured;
+# `make uninstall` removes exactly those files (and include/mtrace).
 install: all build/mtrace.c
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/mtrace $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
-	install -m 644 mtrace.h build/mtrace.c $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 libmtrace.so $(DESTDIR)$(LIBDIR)/
+	sed 's|^#include "mtrace.c"$$|#include "mtrace/mtrace.c"|' mtrace.h > $(DESTDIR)$(INCLUDEDIR)/mtrace.h
+	grep -q '^#include "mtrace/mtrace.c"$$' $(DESTDIR)$(INCLUDEDIR)/mtrace.h
+	chmod 644 $(DESTDIR)$(INCLUDEDIR)/mtrace.h
+	install -m 644 build/mtrace.c $(DESTDIR)$(INCLUDEDIR)/mtrace/mtrace.c
+	install -m 755 $(SOFILE) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libmtrace.so
 	install -m 644 libmtrace.a $(DESTDIR)$(LIBDIR)/
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/ || exit 1; done
 	sed -e "s|^installed_dir='@INCLUDEDIR@'|installed_dir='$(INCLUDEDIR)'|" \
-		-e "s|^installed_libdir='@LIBDIR@'|installed_libdir='$(LIBDIR)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
+		-e "s|^installed_libdir='@LIBDIR@'|installed_libdir='$(LIBDIR)'|" \
+		-e "s|^rel_dir='@BINDIR_TO_INCLUDEDIR@'|rel_dir='$$(realpath -m --relative-to='$(BINDIR)' '$(INCLUDEDIR)')'|" \
+		-e "s|^rel_libdir='@BINDIR_TO_LIBDIR@'|rel_libdir='$$(realpath -m --relative-to='$(BINDIR)' '$(LIBDIR)')'|" \
+		-e "s|^rpath='@RPATH@'|rpath='$(RPATH)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
 	chmod 755 $(DESTDIR)$(BINDIR)/mtrace-cc
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
-		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
-		mtrace.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
+	$(call pc_sed,$(PREFIX),$(INCLUDEDIR),$(LIBDIR),$(RPATH)) > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/mtrace.h $(DESTDIR)$(INCLUDEDIR)/mtrace.c
-	rm -f $(DESTDIR)$(LIBDIR)/libmtrace.so $(DESTDIR)$(LIBDIR)/libmtrace.a
+	rm -f $(DESTDIR)$(INCLUDEDIR)/mtrace.h $(DESTDIR)$(INCLUDEDIR)/mtrace/mtrace.c
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/mtrace 2> /dev/null
+	rm -f $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libmtrace.so \
+		$(DESTDIR)$(LIBDIR)/libmtrace.a
 	for t in $(TOOLS) mtrace-cc; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN1))
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man7/%,$(MAN7))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
 
+# make dist: mtrace-VERSION.tar.gz, the files git tracks (and new ones it
+# does not ignore; outside a git checkout, the MANIFEST of the tarball it
+# came from).  make distcheck: that tarball unpacked in a temporary
+# directory, built, installed into a DESTDIR, the examples built against the
+# installed copy (the one-line use, pkg-config, mtrace-cc) and run, the
+# tools run on their trace, uninstalled; fails if a file is left behind.
+DIST = mtrace-$(VERSION)
+dist:
+	tests/packaging/dist.sh $(DIST)
+distcheck: dist
+	tests/packaging/distcheck.sh $(DIST).tar.gz
+
 clean:
-	rm -f $(TOOLS) $(LIBS) mtrace.pic.o examples/example examples/example.trace examples/massif.out.example.trace
+	rm -f $(TOOLS) $(LIBS) libmtrace.so.* mtrace-uninstalled.pc mtrace.pic.o examples/example examples/example.trace \
+		examples/massif.out.example.trace $(DIST).tar.gz
 	rm -rf build
 
-.PHONY: all test test-sanitize test-ecosystem test-model-long test-convmodel-long demo fuzz fuzz-ms_print fuzz-mtrace2massif \
-	bench-ms_print bench-mtrace2massif install uninstall clean
+.PHONY: all test test-sanitize test-ecosystem test-model-long test-convmodel-long demo screenshots fuzz fuzz-ms_print fuzz-mtrace2massif \
+	bench-ms_print bench-mtrace2massif install uninstall clean dist distcheck FORCE

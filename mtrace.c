@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mtrace.c - the runtime of mtrace.h, as one translation unit.
 
    Built once as libmtrace.so and libmtrace.a (cc -DMTRACE_RUNTIME, see the

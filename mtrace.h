@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mtrace.h - a heap tracer for C programs, switched on at compile time.
 
    USAGE
@@ -96,11 +97,35 @@
 
    Every name this header brings into a program begins with mtrace_ or
    MTRACE_, apart from the allocator's own names.
+
+   COMPILERS AND LANGUAGES
+
+   C only, in GNU C (gcc, clang; see the #error below for why).  In a C++
+   translation unit the header does nothing (the three annotations become
+   no-ops) and that file is not traced; mtrace-cc says so in one warning.
+   An assembler source (.S) preprocessed with the same flags sees nothing
+   of this header.
 */
 #ifndef MTRACE_H
 #define MTRACE_H
+/* Builds give the same -include mtrace.h (CFLAGS, CC=mtrace-cc) to the
+   assembler sources they preprocess (.S): everything below is C, which the
+   assembler cannot read, so it sees none of it. */
+#ifndef __ASSEMBLER__
 #if defined(MTRACE) && (MTRACE + 0) && !defined(__cplusplus)
 #define MTRACE_ON_ 1
+/* What the macros below and the runtime need beyond C99, all of it GNU C:
+   statement expressions, __typeof__, __attribute__ (weak, visibility,
+   tls_model), __thread, asm labels that rebind malloc to mtrace_malloc,
+   __builtin_frame_address and __COUNTER__.  gcc and clang (and compilers
+   built on them, as Intel's icx) define __GNUC__; TCC defines neither
+   __GNUC__ nor knows __thread, and would fail deep inside a macro. */
+#if !defined(__GNUC__) || defined(__TINYC__)
+#error "mtrace: this compiler does not speak GNU C (statement expressions, __thread, asm labels): trace with gcc or clang, or build without -DMTRACE"
+#endif
+#ifndef __COUNTER__
+#error "mtrace: this compiler has no __COUNTER__ (gcc 4.3 or later, clang): trace with a newer one, or build without -DMTRACE"
+#endif
 #if (MTRACE + 0) < 0 || (MTRACE + 0) > 3
 #error "mtrace: MTRACE must be 0, 1, 2 or 3"
 #endif
@@ -239,13 +264,17 @@ MTRACE_PUBLIC_ void mtrace_freelike(void *p, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace__exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace__Exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace_quick_exit(int) __attribute__((__noreturn__));
+MTRACE_PUBLIC_ void mtrace_exit(int) __attribute__((__noreturn__));
 #endif
 
 /* ---- what a traced file gets ---- */
 #ifdef MTRACE_ON_
 
 /* The one-line use: the runtime compiled into this file (each copy's
-   external definitions are weak, so the program ends up with one). */
+   external definitions are weak, so the program ends up with one).  Found
+   beside this header; `make install` rewrites the line to the installed
+   copy's name, "mtrace/mtrace.c" (the runtime as one file, in a directory
+   of its own under the include directory). */
 #ifndef MTRACE_LIB
 #define MTRACE_INLINE_RUNTIME_
 #include "mtrace.c"
@@ -343,6 +372,11 @@ extern void *pvalloc(size_t) MTRACE_SYM_(mtrace_pvalloc);
 extern void _exit(int) MTRACE_SYM_(mtrace__exit) __attribute__((__noreturn__));
 extern void _Exit(int) MTRACE_SYM_(mtrace__Exit) __attribute__((__noreturn__));
 extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__noreturn__));
+#ifndef __GLIBC__
+/* A C library without on_exit (musl) does not tell the exit handlers the
+   status: exit from traced code notes it first (runtime/platform.c). */
+extern void exit(int) MTRACE_SYM_(mtrace_exit) __attribute__((__noreturn__));
+#endif
 #pragma GCC diagnostic pop
 
 /* The call-site descriptor: a static object per expansion.  clang warns
@@ -452,4 +486,5 @@ extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__nore
 #define MTRACE_MALLOCLIKE(p, size) ((void)(p), (void)(size))
 #define MTRACE_FREELIKE(p) ((void)(p))
 #endif /* MTRACE_ON_ */
+#endif /* !__ASSEMBLER__ */
 #endif /* MTRACE_H */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/build.sh - what mtrace costs in the build and in the run of a real
 # multi-file program: Lua 5.4, built from source by its own makefile with
 # one make job (make -j1).

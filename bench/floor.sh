@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # floor.sh - the floors that tracing cannot go under, as markdown tables,
 # BENCH_RUNS rounds (default 5), medians:
 #  1. bench/floor.c: what ordering the figures of every call costs when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/gensites.sh [SITES] > sites.c - the "many call sites" workload.
 #
 # Writes a C program with SITES (default 4000) allocating functions, each

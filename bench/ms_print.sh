@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/ms_print.sh [RUNS] - speed and peak memory of our ms_print against
 # Valgrind's Perl /usr/bin/ms_print on one large real Massif file.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/mtrace2massif.sh [RECORDS] - throughput and peak memory of mtrace2massif
 # on a generated trace (default 100 million records, about 4 GB in $TMPDIR).
 # Prints records/s and the converter's peak RSS; one core is used.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/profile.sh WORKLOAD LEVEL [quick|full] - where a traced workload
 # spends its time.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/report.awk - turns the measurements of bench/run.sh into the
 # markdown report.  Inputs (awk -f report.awk results traces memory):
 #   results: NAME BUILD ROUND WALL USER SYS MAXRSS_KB STATUS CHECKSUM OPS

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh [--quick] [--ms-print-done] - the benchmark suite of issue 6.
 #
 # Builds every workload of bench/workloads.sh four times (uninstrumented,

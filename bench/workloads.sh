@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/workloads.sh - the workload list and the build command, shared by
 # bench/run.sh and bench/profile.sh (sourced, not run).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m.h - the stages of mtrace2massif and what they share.
  *
  * A trace is read twice.  Both passes run the same replay: the parser
@@ -25,7 +26,7 @@
 
 #include "tool.h"
 
-#define M2M_VERSION "1.0"
+#define M2M_VERSION MTRACE_TOOLS_VERSION
 
 /* Valgrind's allocator (amd64): usable size is the request rounded up to 16
  * bytes, except for blocks that get a superblock of their own (beyond 4 MiB
@@ -69,6 +70,7 @@ struct opts {
     size_t n_alloc_fns;
     const char *addr2line;      /* the program, or NULL: no symbolization */
     const char *gnuplot;        /* --gnuplot=FILE or NULL */
+    const char *html;           /* --html=FILE or NULL */
     char desc[4096];            /* the Massif-like options, for desc: */
     int quiet;                  /* no warnings (fuzzing) */
 };
@@ -237,6 +239,7 @@ struct conv {
     int peak_at_end;            /* ... or a check after the last record */
     struct policy sn;
     struct samples gp;
+    struct html *h;             /* --html: the page's figures, or NULL */
     int truncated;              /* no tail or last line cut: the run's summary says so */
 };
 
@@ -259,6 +262,7 @@ struct job {
     size_t pos;                 /* position among the traces, from 0 */
     long rank;
     char *out, *gp;             /* output names; gp is NULL without --gnuplot */
+    char *html;                 /* --html's page, or NULL */
     int rc;                     /* 0 converted, 1 not */
     int truncated;
     uint64_t v[4];              /* peak heap, peak heap+extra, leaked, records */
@@ -329,5 +333,81 @@ int below_main(const char *fn);
 
 /* m2m_out.c: the Massif file. */
 void write_massif(struct conv *c, FILE *f, const char *cmd);
+
+/* --html=FILE: one self-contained page (doc/mtrace2massif.md, "The HTML
+ * page").  m2m_html_data.c gathers its figures during both passes: per
+ * time bucket (at most HTML_BUCKETS, merged two by two as pass 1 goes)
+ * the lowest and highest heap; per context (a site's blocks without a
+ * stack, or a stack) calls, blocks, bytes, temporaries, peak, leaks; in
+ * pass 2 the HTML_TOP largest sites at each bucket's highest moment and
+ * the live contexts there (sampled to HTML_SNAP_BUDGET entries), at the
+ * peak and at the end.  m2m_html.c writes the page: that data as JSON
+ * and the page's own script and style (m2m_html_page.c, made from
+ * convert/html/ by the Makefile). */
+#define HTML_BUCKETS     4096
+#define HTML_TOP         10
+#define HTML_SNAP_BUDGET 300000
+
+/* A time bucket: pass 1's figures, and where pass 2 samples it. */
+struct hbucket {
+    uint64_t rec_end, tb_end;   /* the time after its last event */
+    uint64_t lo, hi;            /* lowest and highest useful heap in it */
+    uint64_t hi_ev, hi_rec, hi_tb, hi_extra; /* its first highest moment */
+    uint64_t rss;               /* MAXRSS so far (0: none) */
+    uint32_t nz;                /* live contexts at hi_ev */
+    uint32_t snap;              /* its snapshot + 1 (pass 2), 0: none */
+};
+
+/* A context's figures (pass 2). */
+struct hctx {
+    uint64_t calls, blocks, bytes, temp, peak, live, nlive;
+};
+
+/* A set of live contexts: entries (context, bytes, blocks). */
+struct hsnap { uint32_t bucket; size_t first, n; };
+
+struct html {
+    struct hbucket *b;
+    size_t nb;                  /* buckets so far (pass 1), then all */
+    uint64_t width;             /* events per bucket */
+    uint64_t end;               /* pass 1: the last event of the last bucket */
+    uint32_t nz;                /* live contexts now (pass 1) */
+    size_t nctx;                /* sites + stacks (pass 2) */
+    struct hctx *ctx;
+    uint32_t *set, *pos;        /* the live contexts; pos: index + 1 */
+    size_t nset;
+    uint64_t *hist;             /* per site, 64 power-of-two buckets */
+    uint32_t top[HTML_TOP];     /* sites, largest peak first */
+    int ntop;
+    uint64_t *topv;             /* per bucket, the top sites' bytes */
+    uint64_t *ents;             /* snapshots' entries, 3 numbers each */
+    size_t nents, cap_ents;
+    struct hsnap *snaps;
+    size_t nsnaps;
+    size_t peak_snap, end_snap; /* snapshot indexes */
+    size_t cur;                 /* pass 2: the next bucket to sample */
+    uint64_t last_ctx, last_size; /* the last allocation (ctx + 1), for
+                                     temporaries; 0: none since */
+    uint64_t peak_bucket;
+};
+
+/* m2m_html_data.c: the figures.  begin_pass() calls html_begin (which
+ * does nothing without --html); the heap model calls html_alloc,
+ * html_free or html_realloc after each event; write_html takes the last
+ * snapshot with html_final. */
+void html_begin(struct conv *c, int pass);
+void html_alloc(struct conv *c, uint64_t id, uint64_t sid, uint64_t size);
+void html_free(struct conv *c, uint64_t id, uint64_t sid, uint64_t size);
+void html_realloc(struct conv *c, uint64_t old_id, uint64_t old_sid, uint64_t old_size,
+                  uint64_t new_id, uint64_t new_sid, uint64_t new_size);
+void html_final(struct conv *c);
+void free_html(struct conv *c);
+
+/* m2m_html.c: the page, to o.html (a temporary name, then renamed). */
+int write_html(struct conv *c, const char *trace);
+/* ... returns 0, or 1 after a message (nothing is left behind then). */
+
+/* m2m_html_page.c (made from convert/html/page.css and page.js). */
+extern const char m2m_page_css[], m2m_page_js[];
 
 #endif

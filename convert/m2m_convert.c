@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_convert.c - one trace's conversion, the stages in their order:
  * pass 1 (validate, find the peak), the contexts (labels and the
  * allocation tree), pass 2 (the snapshots and the samples), then the
  * Massif file and the gnuplot script, to streams the caller opened.
  * Owns what a pass starts from (begin_pass) and struct conv's lifetime.
  * Calls: m2m_parse.c, m2m_heap.c, m2m_snap.c, m2m_stack.c, m2m_gnuplot.c,
- * m2m_out.c, tool.c. */
+ * m2m_out.c, m2m_html_data.c and m2m_html.c (--html), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static void begin_pass(struct conv *c, int n)
     }
     for (size_t i = 0; i < c->s.n; i++)
         c->s.st[i].live = c->s.st[i].blocks = 0;
+    html_begin(c, n);
 }
 
 static void free_conv(struct conv *c)
@@ -42,6 +44,7 @@ static void free_conv(struct conv *c)
     free_stacks(&c->s);
     free_policy(c);
     free(c->gp.pt);
+    free_html(c);
 }
 
 /* Where pass 1 says the exact peak is: at the first peak check (free or
@@ -66,11 +69,11 @@ static void warn_truncated(struct conv *c)
 {
     int no_tail = c->p.tail_n == 0, cut = c->p.truncated_line;
     c->truncated = no_tail || cut;
-    if (!c->o.quiet && c->truncated)
-        fprintf(stderr, "mtrace2massif: %s:%" PRIu64 ": warning: trace is truncated (%s); "
-                "converting the %" PRIu64 " complete records\n", c->e.file,
-                c->e.line + (uint64_t)cut, cut ? "last line cut short" : "no gnuplot tail",
-                c->p.nrec);
+    if (!c->o.quiet && c->truncated) {
+        tool_where(stderr, "mtrace2massif", c->e.file, c->e.line + (uint64_t)cut);
+        fprintf(stderr, "warning: trace is truncated (%s); converting the %" PRIu64 " complete records\n",
+                cut ? "last line cut short" : "no gnuplot tail", c->p.nrec);
+    }
 }
 
 /* Pass 1: validate, find the largest totals, the sites' peaks and where
@@ -125,6 +128,10 @@ int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
     write_massif(c, out, c->cmd ? c->cmd : trace);
     if (gpf)
         write_gnuplot(c, gpf, trace, out_name);
+    if (c->h && write_html(c, c->e.file)) {   /* the trace's name, "stdin" for "-" */
+        free_conv(c);
+        return 1;
+    }
     if (!c->o.quiet && c->p.abn.dropped)
         fprintf(stderr, "mtrace2massif: %s: warning: %" PRIu64 " blocks shrunk in place by "
                 "realloc were not remembered; extra-heap may be high by their slack\n",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_files.c - one trace of the command line into its files: the trace
  * opened (a pipe is spooled to a temporary file for the second pass), the
  * Massif file written under a temporary name and renamed only when the
@@ -41,6 +42,7 @@ int convert_one(const struct opts *o, struct job *j)
     }
     c->o = *o;
     c->o.gnuplot = j->gp;
+    c->o.html = j->html;
     c->e.file = is_stdin ? "stdin" : trace;
     if (is_stdin) {
         in.fd = 0;

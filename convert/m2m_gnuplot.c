@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_gnuplot.c - the standalone gnuplot script: the samples of the
  * curves (pass 2: the heap model's state after every event, thinned to at
  * most GP_POINTS points) and the script itself.  Every text in it that

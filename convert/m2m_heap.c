@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_heap.c - the heap model: Massif's accounting of useful and extra
  * heap, of time, and of the live bytes of each allocation context, event
  * by event (ev_alloc, ev_free, ev_realloc, called by the parser).  After
@@ -5,7 +6,7 @@
  * (pass 2), giving both the time.  Valgrind's block sizes first.
  * Owns the heap model's fields of struct pass (totals, time, in-place
  * shrunk blocks) and the live bytes of sites, stacks and tree nodes.
- * Calls: m2m_snap.c, m2m_gnuplot.c, tool.c. */
+ * Calls: m2m_snap.c, m2m_gnuplot.c, m2m_html_data.c (--html), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -236,6 +237,8 @@ void ev_alloc(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, uint64_t
     ctx_add(c, id, sid, size);
     add_time(c, before, c->p.heap + c->p.extra);
     after_event(c, rec, 1);
+    if (c->h)
+        html_alloc(c, id, sid, size);
 }
 
 /* Slop of a released block: its fresh slop plus what an earlier in-place
@@ -259,6 +262,8 @@ void ev_free(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, uint64_t 
     ctx_sub(c, id, sid, size);
     add_time(c, before, c->p.heap + c->p.extra);
     after_event(c, rec, 1);
+    if (c->h)
+        html_free(c, id, sid, size);
 }
 
 /* realloc(p, n) that returned a block: Massif keeps the block in place when
@@ -290,6 +295,8 @@ void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_sid, uint64_t old_
     ctx_add(c, new_id, new_sid, new_size);
     add_time(c, before, c->p.heap + c->p.extra);
     after_event(c, rec, 2);
+    if (c->h)
+        html_realloc(c, old_id, old_sid, old_size, new_id, new_sid, new_size);
 }
 
 /* A '<' not followed by its '>' was a free (glibc's realloc(p, 0)). */

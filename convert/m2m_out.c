@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_out.c - the Massif file (Valgrind 3.19, coregrind/m_xtree.c,
  * VG_(XT_massif_print)): the header, then each snapshot with, when it is
  * detailed, its tree as the snapshot policy made it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_parse.c - the parser: each record of the trace checked (grammar:
  * doc/trace-format.md) and turned into heap model events; the input read
  * twice (a pipe is spooled to a temporary file for the second pass).

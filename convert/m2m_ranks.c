@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_ranks.c - several traces (the files of an MPI run: NAME for rank
  * 0, NAME-r for rank r): their ranks, the names of their output files
  * (%r, %n patterns, massif.out.NAME by default), the check that no two
@@ -227,7 +228,7 @@ static int fname_cmp(const void *a, const void *b)
 int check_names(const struct job *j, size_t n)
 {
     static const char trace_what[] = "the trace";
-    struct fname *f = malloc(3 * n * sizeof *f);
+    struct fname *f = malloc(4 * n * sizeof *f);
     size_t m = 0;
     int rc = 0;
     if (!f) {
@@ -241,6 +242,8 @@ int check_names(const struct job *j, size_t n)
             f[m++] = (struct fname){ j[i].out, "the Massif file", &j[i] };
         if (j[i].gp)
             f[m++] = (struct fname){ j[i].gp, "the gnuplot script", &j[i] };
+        if (j[i].html)
+            f[m++] = (struct fname){ j[i].html, "the HTML page", &j[i] };
     }
     qsort(f, m, sizeof *f, fname_cmp);
     for (size_t i = 1; i < m && !rc; i++)

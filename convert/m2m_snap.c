@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_snap.c - the snapshot policy: Massif's maybe_take_snapshot and
  * cull_snapshots (Valgrind 3.19, massif/ms_main.c), and the detailed
  * snapshots' trees as m_xtree.c's XT_massif_print groups them.  It sees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_stack.c - call stacks: the records "#depth N", "#map LO HI BIAS PATH"
  * and "#stack SID ID ADDR..." (doc/trace-format.md), read in pass 1; then,
  * before pass 2, the frames' labels (m2m_sym.c) and Massif's allocation

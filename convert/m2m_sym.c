@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* m2m_sym.c - the labels of the stacks' frames, as Massif's describe_IP
  * writes them: "0xADDR: function (file:line)", one line per function
  * inlined at that address (innermost first); "0xADDR: function (in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ms_print.c - print a Massif output file (massif.out.*) exactly as
  * Valgrind 3.19's Perl `ms_print` does: same bytes on stdout for every

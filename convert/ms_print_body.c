@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_body.c - the snapshot section: its lines ("key=value", tree
  * nodes), the table of snapshots and each detailed snapshot's tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_graph.c - the first half of the output: the preamble, the
  * graph of the snapshots' totals and the snapshot counts.
  *

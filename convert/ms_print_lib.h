@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_lib.h - what the files of ms_print share: Perl's numbers (pnum,
  * ms_print_pnum.h), the context of one run (struct ctx: the reader, the
  * parsed header, the per-snapshot summary, the output) and each file's

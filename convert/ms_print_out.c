@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_out.c - the output, and the growing buffers.
  *
  * Owns the buffer in front of c->out (many small pieces per line; a NULL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_pnum.c - Perl's numbers: the conversions.  Numification of a
  * string as Perl does it (which text is an integer, which a double, and
  * which never an integer), stringification, and Perl's int() and SvIV.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_pnum.h - Perl's numbers, as ms_print needs them: the type,
  * and its arithmetic inline.
  *

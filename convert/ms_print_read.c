@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_read.c - the input: block reads, lines, the header.
  *
  * Owns the reader's state in struct ctx (the block, the line crossing

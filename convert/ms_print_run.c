@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ms_print_run.c - the program without main: ms_print_run() reads the
  * command line, opens the input, runs the two passes (pass 1 reads and
  * validates; then the preamble and the graph are printed; pass 2 prints
@@ -16,7 +17,7 @@
 
 #include "ms_print_lib.h"
 
-#define MS_PRINT_VERSION "3.19.0"  /* the Valgrind release we reproduce */
+#define MS_PRINT_VERSION "3.19.0"  /* the Valgrind release whose output we reproduce */
 
 static const char usage_text[] =
     "usage: ms_print [options] massif-out-file\n"
@@ -28,10 +29,9 @@ static const char usage_text[] =
     "    --x=<4..1000>         graph width, in columns [72]\n"
     "    --y=<4..1000>         graph height, in rows [20]\n"
     "\n"
-    "  ms_print is Copyright (C) 2007-2017 Nicholas Nethercote.\n"
-    "  and licensed under the GNU General Public License, version 2.\n"
-    "  Bug reports, feedback, admiration, abuse, etc, to: njn@valgrind.org.\n"
-    "                                                \n";
+    "  This ms_print is part of mtrace " MTRACE_TOOLS_VERSION " (" MTRACE_LICENCE ", see its LICENSE):\n"
+    "  original code that prints what Valgrind's ms_print " MS_PRINT_VERSION " prints.\n"
+    "  Report its bugs to the mtrace project, not to Valgrind's authors.\n";
 
 /* The original's option regexes end in '$', which also matches before a
  * final newline: "--x=72\n" is accepted. */
@@ -66,7 +66,8 @@ static int parse_args(struct ctx *c, const char **file)
             continue;
         }
         if (strncmp(a, "--version", 9) == 0 && at_end(a + 9)) {
-            fputs("ms_print-" MS_PRINT_VERSION "\n", c->err);
+            fputs("ms_print (mtrace " MTRACE_TOOLS_VERSION ", " MTRACE_LICENCE "): the output format of "
+                  "Valgrind's ms_print-" MS_PRINT_VERSION "\n", c->err);
             return 255;
         }
         if (strncmp(a, "--threshold=", 12) == 0) {
@@ -115,8 +116,7 @@ static FILE *open_input(struct ctx *c, const char *name, char **owned)
     (*owned)[b - a] = '\0';
     FILE *f = fopen(*owned, "r");
     if (!f)
-        fprintf(c->err, "ms_print: %s:0: cannot open for reading: %s\n",
-                name, strerror(errno));
+        fprintf(c->err, "ms_print: %s: %s\n", name, strerror(errno));
     return f;
 }
 
@@ -167,7 +167,6 @@ int ms_print_run(int argc, char **argv, FILE *in_arg, FILE *outf, FILE *err)
         return rc;
     c->e.prog = "ms_print";
     c->e.file = file;
-    c->e.line0 = 1;
     c->e.err = err;
     c->thr_zero = pn_cmp(c->thr, pn_int(0, 0)) == 0;
     if (!in) {

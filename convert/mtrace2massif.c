@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mtrace2massif - convert an mtrace (or Basilisk MTRACE) trace into a Massif
  * output file, as Valgrind's Massif would have written it for the same run,
  * and optionally into a standalone gnuplot script.
@@ -30,6 +31,8 @@
  *   m2m_sym.c      the frames' labels, through addr2line
  *   m2m_out.c      the Massif file
  *   m2m_gnuplot.c  the gnuplot samples and script (struct samples)
+ *   m2m_html_data.c, m2m_html.c  --html: the page's figures (struct html),
+ *                  the page (its script and style: m2m_html_page.c)
  *   m2m_ranks.c    several traces: ranks, output names, the table
  *
  * This file: the command line, and nothing else (a thin main).
@@ -58,8 +61,8 @@ static void usage(FILE *f)
           "Convert mtrace (or Basilisk MTRACE) traces into Massif output files.\n"
           "TRACE '-' reads standard input.  OUT defaults to massif.out.NAME next to\n"
           "each trace (massif.out.stdin in the current directory for '-'); '-o -'\n"
-          "writes to standard output.  In OUT and in --gnuplot's FILE, %r is the\n"
-          "trace's rank, %n its file name without the directory, %% a '%'.\n"
+          "writes to standard output.  In OUT and in --gnuplot's and --html's FILE,\n"
+          "%r is the trace's rank, %n its file name without the directory, %% a '%'.\n"
           "\n"
           "Several traces (MPI: NAME for rank 0, NAME-r for rank r) are converted\n"
           "one after the other, each into its own file, exactly as alone; OUT and\n"
@@ -84,6 +87,8 @@ static void usage(FILE *f)
           "  --addr2line=PROG|none       names for the stacks' code addresses\n"
           "                              [addr2line, from PATH]\n"
           "  --gnuplot=FILE              also write a standalone gnuplot script\n"
+          "  --html=FILE                 also write a self-contained HTML page\n"
+          "                              (memory over time, flame graphs, sites)\n"
           "  -o OUT, --output=OUT        the Massif file\n"
           "  --summary                   the table for a single trace too\n"
           "  --help, --version\n"
@@ -175,6 +180,8 @@ static int conv_opt(struct opts *o, const char *a, const char *v)
         o->addr2line = *v && strcmp(v, "none") ? v : NULL;
     } else if (!strncmp(a, "--gnuplot=", 10) && *v) {
         o->gnuplot = v;
+    } else if (!strncmp(a, "--html=", 7) && *v) {
+        o->html = v;
     } else {
         return bad_opt(a, "unknown option");
     }
@@ -217,7 +224,7 @@ static int read_args(int argc, char **argv, struct cmdline *cl)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--version")) {
-            puts("mtrace2massif " M2M_VERSION);
+            puts("mtrace2massif " M2M_VERSION " (mtrace, " MTRACE_LICENCE ")");
             return 0;
         } else if (!strcmp(a, "-o")) {
             if (++i == argc)
@@ -245,7 +252,7 @@ static int read_args(int argc, char **argv, struct cmdline *cl)
  * overwritten).  Returns -1 to go on, else the exit status. */
 static int name_files(struct cmdline *cl)
 {
-    const char *out_name = cl->out_name, *gp = cl->o.gnuplot;
+    const char *out_name = cl->out_name, *gp = cl->o.gnuplot, *html = cl->o.html;
     size_t n = cl->n;
     if (n == 0) {
         usage(stderr);
@@ -261,12 +268,16 @@ static int name_files(struct cmdline *cl)
     if (n > 1 && gp && !pattern_varies(gp))
         return bad_opt(gp, "with several traces, --gnuplot's FILE must contain "
                        "%r (rank) or %n (trace name)");
+    if (n > 1 && html && !pattern_varies(html))
+        return bad_opt(html, "with several traces, --html's FILE must contain "
+                       "%r (rank) or %n (trace name)");
     assign_ranks(cl->jobs, n);
     for (size_t i = 0; i < n; i++) {
         struct job *j = &cl->jobs[i];
         j->out = out_name ? expand(out_name, j) : default_out(j->trace);
         j->gp = gp ? expand(gp, j) : NULL;
-        if (!j->out || (gp && !j->gp)) {
+        j->html = html ? expand(html, j) : NULL;
+        if (!j->out || (gp && !j->gp) || (html && !j->html)) {
             fputs("mtrace2massif: out of memory\n", stderr);
             return 1;
         }
@@ -298,6 +309,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < cl.n; i++) {
         free(cl.jobs[i].out);
         free(cl.jobs[i].gp);
+        free(cl.jobs[i].html);
     }
     free(cl.jobs);
     free(cl.o.alloc_fns);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tool.c - the shared part of mtrace2massif and ms_print (see tool.h):
  * the error line, checked allocation, %XX names, gnuplot's quoting.
  * Calls nothing of either tool: every file of both may call it. */
@@ -7,15 +8,27 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+
+/* Traces and Massif files pass 2 GiB: on a 32-bit system the tools must be
+ * built with -D_FILE_OFFSET_BITS=64 (the Makefile does), or their seeks
+ * and offsets stop there.  Every build of them, the fuzzers' included,
+ * gets the flag or this error. */
+_Static_assert(sizeof(off_t) >= 8, "build the tools with -D_FILE_OFFSET_BITS=64");
+
+void tool_where(FILE *f, const char *prog, const char *file, uint64_t line)
+{
+    if (line)
+        fprintf(f, "%s: %s:%" PRIu64 ": ", prog, file, line);
+    else    /* not about a line: a read error, an empty file */
+        fprintf(f, "%s: %s: ", prog, file);
+}
 
 void tool_fail(struct tool_err *e, const char *fmt, ...)
 {
     if (e->err) {
         va_list ap;
-        if (e->line || e->line0)
-            fprintf(e->err, "%s: %s:%" PRIu64 ": ", e->prog, e->file, e->line);
-        else    /* not about a line: a read error, say */
-            fprintf(e->err, "%s: %s: ", e->prog, e->file);
+        tool_where(e->err, e->prog, e->file, e->line);
         va_start(ap, fmt);
         vfprintf(e->err, fmt, ap);
         va_end(ap);

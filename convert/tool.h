@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tool.h - what the two tools, mtrace2massif and ms_print, share: the
  * one-line error that unwinds, checked allocation, the longest line read,
  * the trace's %XX names, gnuplot's inert strings and the Massif file's keys.
@@ -16,6 +17,11 @@
  * a file without newlines (/dev/zero) cannot take more memory than this. */
 #define TOOL_MAX_LINE (1 << 24)
 
+/* mtrace's release (the Makefile's VERSION: tests/packaging.sh compares
+ * them) and licence, for every tool's --version. */
+#define MTRACE_TOOLS_VERSION "1.0"
+#define MTRACE_LICENCE "MIT licence"
+
 /* The keys of a Massif file (Valgrind 3.19, coregrind/m_xtree.c). */
 #define MASSIF_DESC      "desc:"
 #define MASSIF_CMD       "cmd:"
@@ -32,12 +38,13 @@
 #define MASSIF_PEAK      "peak"
 #define MASSIF_ROOT      "(heap allocation functions) malloc/new/new[], --alloc-fns, etc."
 
-/* Where a tool is, for its error line "prog: FILE:LINE: what is wrong". */
+/* Where a tool is, for its error line "prog: FILE:LINE: what is wrong",
+ * or "prog: FILE: what is wrong" before the first line (the file cannot be
+ * opened or read, or is empty): no line 0, which no editor can go to. */
 struct tool_err {
     const char *prog;           /* the tool's name */
     const char *file;           /* the input, as named */
-    uint64_t line;              /* the line being read */
-    int line0;                  /* print line 0 too (else "prog: FILE: ...") */
+    uint64_t line;              /* the line being read, 0 before the first */
     FILE *err;                  /* NULL: no message (fuzzing) */
     jmp_buf jb;                 /* where tool_fail unwinds to */
 };
@@ -45,6 +52,10 @@ struct tool_err {
 /* Print the error line (unless e->err is NULL) and longjmp to e->jb. */
 void tool_fail(struct tool_err *e, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
+
+/* The start of a message about FILE at LINE to f: "prog: FILE:LINE: ", or
+ * "prog: FILE: " when line is 0 (the message is about the whole file). */
+void tool_where(FILE *f, const char *prog, const char *file, uint64_t line);
 
 /* realloc that never returns NULL: fails with "out of memory". */
 void *tool_realloc(struct tool_err *e, void *p, size_t n);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz/fuzz_ms_print.c - libFuzzer harness for ms_print.
  *

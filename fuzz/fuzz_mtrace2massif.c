@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for mtrace2massif: the first byte picks the options;
  * if the second byte is odd, the rest drives a generator of *valid* traces
  * (so that mutations reach snapshots, culling, in-place shrinks and trees

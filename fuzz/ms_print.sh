@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fuzz/ms_print.sh [SECONDS] [JOBS] - build the libFuzzer harness for
 # ms_print (ASan+UBSan) and run it for SECONDS (default 60) with JOBS
 # parallel workers (default 1).  Seeds come from fuzz/seeds-ms_print/

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fuzz/mtrace2massif.sh [SECONDS] - fuzz mtrace2massif with libFuzzer under
 # ASan+UBSan (default 600 s).  The corpus grows in fuzz/corpus-mtrace2massif/
 # (not committed), starting from fuzz/seeds-mtrace2massif/; the binary is

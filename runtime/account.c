@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/account.c - the figures of one operation (lock held).
 
    Owns: a block coming and going in the table, and what that does to the
@@ -83,7 +84,7 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
         t->nfreed--, t->nlive++;    /* the tombstone's address came back */
     else
         mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
-    b->addr = (uintptr_t)p;
+    b->addr = MTRACE_HIDE(p);   /* hidden: see struct mtrace_block */
     mt.newest = ~(uintptr_t)p;  /* (kept inverted: not a pointer that keeps the block reachable) */
     b->word = (uint64_t)size << (MTRACE_SITE_BITS + 1) | site;
     if (size > t->largest)
@@ -94,7 +95,7 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
 /* The block is going away: writes '-' or '<' and leaves a tombstone. */
 static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, struct mtrace_site *by, int op)
 {
-    if (~b->addr == mt.newest && op == '-')    /* freed before any other allocation */
+    if (mtrace_b_addr(b) == ~mt.newest && op == '-')    /* freed before any other allocation */
         mtrace_temporary(mtrace_b_site(b));
     mtrace_count(op, mtrace_b_site(b), mtrace_b_size(b));
     b->word = (uint64_t)t->epoch << MTRACE_EPOCH_SHIFT | (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1)

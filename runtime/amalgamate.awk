@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # runtime/amalgamate.awk - mtrace.c as one file: each line
 # #include "runtime/NAME" is replaced by that file's text (they include
 # nothing of ours themselves).  Used by `make build/mtrace.c`.

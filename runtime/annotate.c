@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/annotate.c - the program's own allocators (MTRACE_MALLOCLIKE).
 
    Owns: mtrace_malloclike and mtrace_freelike, which count a pool's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/blocks.c - the block table: every traced block by its address.
 
    Owns: struct mtrace_table's directory of 64 KiB ranges and their
@@ -20,6 +21,12 @@
    pages at random, and the bucket is the only line that misses.
    Buckets are cut from mapped chunks; a bucket that grows goes back to
    a list of its size, for the next range that needs one. */
+
+/* The address of a used entry (its `addr` holds it hidden: MTRACE_HIDE). */
+static MTRACE_HOT uintptr_t mtrace_b_addr(const struct mtrace_block *b)
+{
+    return MTRACE_HIDE(b->addr);
+}
 
 static MTRACE_HOT unsigned mtrace_b_site(const struct mtrace_block *b)
 {
@@ -117,7 +124,8 @@ static MTRACE_HOT struct mtrace_block *mtrace_in_bucket(const struct mtrace_rang
 {
     size_t cap = mtrace_cap(mtrace_p_class(p)), i = mtrace_home(p->key, addr, cap);
     struct mtrace_block *s = p->slots;
-    while (s[i].addr && s[i].addr != addr)
+    uintptr_t hidden = MTRACE_HIDE(addr);
+    while (s[i].addr && s[i].addr != hidden)
         if (++i == cap)
             i = 0;
     return &s[i];
@@ -130,6 +138,8 @@ static MTRACE_HOT struct mtrace_block *mtrace_find(struct mtrace_table *t, uintp
     return p->slots ? mtrace_in_bucket(p, addr) : &mtrace_no_block;
 }
 
+/* A spare bucket's first entry links the next: the tracer's own memory,
+   which no leak checker minds, so the link is not hidden. */
 static void mtrace_bucket_free(struct mtrace_table *t, struct mtrace_block *b, unsigned class)
 {
     b->addr = (uintptr_t)t->spare[class];
@@ -212,14 +222,14 @@ static int mtrace_rehash(struct mtrace_table *t, struct mtrace_range *p, unsigne
         if (!old[i].addr)
             continue;
         if (!mtrace_freed(&old[i])) {
-            lo = old[i].addr;
+            lo = mtrace_b_addr(&old[i]);
             hi = lo + mtrace_b_size(&old[i]);
-        } else if (old[i].addr > lo && old[i].addr < hi) {
+        } else if (mtrace_b_addr(&old[i]) > lo && mtrace_b_addr(&old[i]) < hi) {
             covered++;          /* see mtrace_covered */
             continue;
         } else if (mtrace_too_old(t, &old[i], keep))
             continue;
-        *mtrace_in_bucket(p, old[i].addr) = old[i];
+        *mtrace_in_bucket(p, mtrace_b_addr(&old[i])) = old[i];
         used++;
     }
     p->key |= (uint64_t)used << MTRACE_KEY_USED;
@@ -244,9 +254,9 @@ static size_t mtrace_covered(const struct mtrace_range *p)
     const struct mtrace_block *s = p->slots;
     for (i = 0; i < cap; i++)
         if (s[i].addr && !mtrace_freed(&s[i])) {
-            lo = s[i].addr;
+            lo = mtrace_b_addr(&s[i]);
             hi = lo + mtrace_b_size(&s[i]);
-        } else if (s[i].addr && s[i].addr > lo && s[i].addr < hi)
+        } else if (s[i].addr && mtrace_b_addr(&s[i]) > lo && mtrace_b_addr(&s[i]) < hi)
             n++;
     return n;
 }
@@ -368,7 +378,7 @@ static MTRACE_HOT struct mtrace_block *mtrace_claim(struct mtrace_table *t, uint
    range keeps its bucket, for the blocks the C library puts there next. */
 static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
 {
-    struct mtrace_range *p = mtrace_range_find(t, b->addr);
+    struct mtrace_range *p = mtrace_range_find(t, mtrace_b_addr(b));
     struct mtrace_block *s = p->slots;
     size_t cap = mtrace_cap(mtrace_p_class(p)), i = (size_t)(b - s), j = i;
     if (mtrace_freed(b))
@@ -382,7 +392,7 @@ static void mtrace_erase(struct mtrace_table *t, struct mtrace_block *b)
             j = 0;
         if (!s[j].addr)
             break;
-        home = mtrace_home(p->key, s[j].addr, cap);
+        home = mtrace_home(p->key, mtrace_b_addr(&s[j]), cap);
         if (mtrace_dist(home, j, cap) >= mtrace_dist(i, j, cap)) {
             s[i] = s[j];
             i = j;
@@ -409,7 +419,7 @@ static struct mtrace_block *mtrace_holder(struct mtrace_table *t, uintptr_t p)
                 for (j = 0; t->dir[i].slots && r - (t->dir[i].key >> MTRACE_KEY_RANGE) <= reach
                      && j < mtrace_cap(mtrace_p_class(&t->dir[i])); j++) {
                     struct mtrace_block *b = &t->dir[i].slots[j];
-                    if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
+                    if (mtrace_live(b) && mtrace_b_addr(b) < p && p - mtrace_b_addr(b) < mtrace_b_size(b))
                         return b;
                 }
             return 0;
@@ -417,7 +427,7 @@ static struct mtrace_block *mtrace_holder(struct mtrace_table *t, uintptr_t p)
         q = mtrace_range_find(t, (uintptr_t)((r - k) << MTRACE_RANGE_BITS));
         for (j = 0; q->slots && j < mtrace_cap(mtrace_p_class(q)); j++) {
             struct mtrace_block *b = &q->slots[j];
-            if (mtrace_live(b) && b->addr < p && p - b->addr < mtrace_b_size(b))
+            if (mtrace_live(b) && mtrace_b_addr(b) < p && p - mtrace_b_addr(b) < mtrace_b_size(b))
                 return b;
         }
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/callers.c - sites of the calls that no macro announced.
 
    Owns: a site for each return address that reached a traced entry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/ci.c - for CI: suppressions, a heap budget, the modes.
 
    Owns: MTRACE_SUPPRESS (read at start, matched at exit), MTRACE_MAX_HEAP,

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/entry.c - the traced entry points: what the program's malloc calls.
 
    Owns: taking the site the call's macro announced, each traced function
-   (mtrace_malloc ... mtrace_quick_exit), realloc of a traced block, and
+   (mtrace_malloc ... mtrace_quick_exit, mtrace_exit), realloc of a traced block, and
    the release of a block with its double-free check.
    May call: every file above it. */
 
@@ -88,6 +89,19 @@ static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrac
     return q;
 }
 
+/* Does tombstone b prove that freeing p again is a double free, when the
+   interposers do not see every allocation (musl, a static binary, a
+   sanitizer: the C library may have handed p out again unseen)?  Only if
+   p's page is mapped no more: then nothing can have had it since (musl
+   unmaps a freed group).  Lock held. */
+static int mtrace_tombstone_proves(const struct mtrace_block *b, const void *p)
+{
+    int saved = errno, gone;
+    gone = mtrace_freed(b) && mtrace_unmapped(p);
+    errno = saved;
+    return gone;
+}
+
 /* realloc and reallocarray from traced code.  `first` is the record of a
    block that did not exist before: '>' for realloc(NULL, n). */
 static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struct mtrace_chain *c, int first)
@@ -97,7 +111,7 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struc
         b = mtrace_find(&mt.heap, (uintptr_t)p);
         if (mtrace_live(b))
             return mtrace_move(b, p, n, d, c);
-        if (b->addr && mt.interposed && !mtrace_holder(&mt.heap, (uintptr_t)p)) {
+        if (b->addr && (mt.interposed || mtrace_tombstone_proves(b, p)) && !mtrace_holder(&mt.heap, (uintptr_t)p)) {
             mtrace_double_free(b, d, "double free: realloc of a block already freed", c, 0);  /* continuing: nothing */
             return 0;
         }
@@ -155,7 +169,8 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
 
 /* A block given back at `by`: closes it and says 1 (hand it to its
    allocator), or reports a double free of a tombstone when tombstones can
-   be trusted, and says 0 (the call does nothing); 2 for an address it
+   be trusted (`trust` 1; 2: when the tombstone proves it,
+   mtrace_tombstone_proves; 0: never), and says 0 (the call does nothing); 2 for an address it
    does not know, or a heap tombstone that a live block now holds (the C
    library handed the address out again inside it: a free there is a
    free inside that block, mtrace_invalid_free).  Not ready: 1. */
@@ -169,7 +184,8 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     b = t->dir ? mtrace_find(t, (uintptr_t)p) : 0;
     if (b && mtrace_live(b))
         mtrace_drop(t, b, by, '-');
-    else if (b && b->addr && trust && !(t == &mt.heap && mtrace_holder(t, (uintptr_t)p))) {
+    else if (b && b->addr && (trust == 1 || (trust == 2 && mtrace_tombstone_proves(b, p)))
+             && !(t == &mt.heap && mtrace_holder(t, (uintptr_t)p))) {
         mtrace_double_free(b, by, "double free of a block", 0, frame);
         return 0;
     } else
@@ -181,7 +197,7 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
 MTRACE_API void mtrace_free(void *p)
 {
     struct mtrace_site *d = mtrace_enter("free", MTRACE_TAKE(p));
-    int known = mtrace_release(&mt.heap, p, d, mt.interposed, (const uintptr_t *)mtrace_pending.taken_frame);
+    int known = mtrace_release(&mt.heap, p, d, mt.interposed ? 1 : 2, (const uintptr_t *)mtrace_pending.taken_frame);
     if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, 0, (const uintptr_t *)mtrace_pending.taken_frame)))
         mtrace_libc_free(p);
     mtrace_leave(0);
@@ -255,6 +271,15 @@ MTRACE_API void *mtrace_pvalloc(size_t n)
     return mtrace_traced(mtrace_libc_pvalloc(n), n, d, &c, '+');
 }
 #endif
+
+/* exit from traced code: the status is noted for a C library whose exit
+   handlers are not told it (no on_exit: see mtrace_at_exit). */
+MTRACE_API void mtrace_exit(int status) __attribute__((__noreturn__));
+MTRACE_API void mtrace_exit(int status)
+{
+    mtrace_note_exit(status);
+    mtrace_libc_exit(status);
+}
 
 /* _exit, _Exit and quick_exit from traced code: the program's exit
    handlers are skipped, and so is the report, but the trace is written

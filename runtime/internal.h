@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/internal.h - the runtime's shared state: its types and rules.
 
    Owns: the limits, the block, site, segment and suppression records, and
@@ -40,9 +41,16 @@ enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
    the C library hands the address out again, so a second free can name
    both places, or until MTRACE_FREED_MAX newer tombstones push it out. */
 struct mtrace_block {
-    uintptr_t addr;
+    uintptr_t addr;             /* hidden: MTRACE_HIDE(address); 0 for an empty slot */
     uint64_t word;
 };
+/* The tracer's memory holds no pointer into a live block: a leak checker
+   that scans memory for pointers (Valgrind's Memcheck, LeakSanitizer)
+   must find the program's lost blocks lost, not reachable from the
+   tracer's tables.  So the tables keep each address complemented, which
+   never looks like a pointer into the heap (and is never 0), and costs
+   one instruction where an address is looked up or read back. */
+#define MTRACE_HIDE(a) (~(uintptr_t)(a))
 #define MTRACE_SITE_BITS 20
 #define MTRACE_MAXSITES ((1u << MTRACE_SITE_BITS) - 1)
 #define MTRACE_FREED ((uint64_t)1 << MTRACE_SITE_BITS)
@@ -144,6 +152,8 @@ struct mtrace_state {
     int state __attribute__((aligned(64)));
     int interposed __attribute__((aligned(64)));
     int child, trace_broken, incomplete, exit_status;
+    int status_unknown;         /* exit_status is not known: main returned, on a
+                                   C library without on_exit (mtrace_at_exit) */
     int tracing;                /* level 1 and the trace not given up: records go to buf */
     struct mtrace_pending *forking;     /* the thread in fork(): it holds the lock */
     size_t passed;              /* calls from signal handlers let through untraced */

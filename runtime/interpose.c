@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/interpose.c - the process's own malloc, calloc, realloc and free.
 
    Owns (glibc only): the allocator's symbols that untraced code calls,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/json.c - MTRACE_REPORT: the exit report as JSON, for CI jobs.
 
    Owns: MTRACE_REPORT's file and its contents (doc/report-json.md): the
@@ -193,7 +194,10 @@ static void mtrace_write_json(int status)
         mtrace_fput_json(f, mt.path);
     else
         mtrace_fputs(f, "null");
-    snprintf(line, sizeof line, ",\n  \"program_status\": %d,\n  \"exit_status\": %d,\n", mt.exit_status, status);
+    if (mt.status_unknown)      /* main returned, on a C library without on_exit */
+        snprintf(line, sizeof line, ",\n  \"program_status\": null,\n  \"exit_status\": %d,\n", status);
+    else
+        snprintf(line, sizeof line, ",\n  \"program_status\": %d,\n  \"exit_status\": %d,\n", mt.exit_status, status);
     mtrace_fputs(f, line);
     for (i = 0; i < sizeof figures / sizeof *figures; i++)
         mtrace_fput_num(f, figures[i].key, figures[i].value, 0);

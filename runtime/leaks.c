@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/leaks.c - what is still live at exit, as records a person reads.
 
    Owns: the leak records, built once at exit: what each site (with

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/life.c - the process's life: start, exit, signals, fork.
 
    Owns: mtrace_init (the level, the environment, the handlers), the
-   state's READY and DONE, the exit paths (exit, a fatal signal, _exit),
+   state's READY and DONE, the exit paths (exit, a fatal signal, _exit,
+   a sanitizer ending the process),
    the fork handlers, and mtrace_finish (tail, report, exit status).
    May call: every file above it; the entry points only by their public
    names (mtrace.h), to see whose they are. */
@@ -201,7 +203,10 @@ static int mtrace_probe_interposer(void)
 {
     void *(*volatile probe)(size_t) = mtrace_process_malloc;   /* not folded away */
     int saved = errno;
-    void *who = probe(MTRACE_WHO_ASKS);
+    void *who;
+    if (mtrace_under_sanitizer())   /* its malloc is the process's, and it aborts */
+        return 1;                   /* at a size it cannot allocate: not ours */
+    who = probe(MTRACE_WHO_ASKS);
     errno = saved;
     if (who && who != (void *)&mt) {
         mtrace_say("*** MTRACE: warning: a second copy of the mtrace runtime is in this process; it stays off, "
@@ -213,25 +218,6 @@ static int mtrace_probe_interposer(void)
 }
 #else
 #define mtrace_probe_interposer() 1
-#endif
-
-#if defined(__GLIBC__) && !defined(MTRACE_RUNTIME)
-/* One-line use: the copy of the runtime that started registered handlers
-   (exit, fork, signals) that point into its own object.  If that object
-   is a plugin, dlclose must not unmap it: pin it (libmtrace.so is linked
-   with -z nodelete for the same reason).  Weak: no libdl needed, and a
-   static binary links no dlopen. */
-struct mtrace_dl_info { const char *fname; void *fbase; const char *sname; void *saddr; };
-extern int mtrace_dladdr(const void *, struct mtrace_dl_info *) MTRACE_SYM_(dladdr) __attribute__((weak));
-extern void *mtrace_dlopen(const char *, int) MTRACE_SYM_(dlopen) __attribute__((weak));
-static void mtrace_pin_self(void)
-{
-    struct mtrace_dl_info info;
-    if (mtrace_dladdr && mtrace_dlopen && mtrace_dladdr((const void *)&mtrace_state_, &info) && info.fname)
-        mtrace_dlopen(info.fname, 0x0001 | 0x0004 | 0x1000);   /* RTLD_LAZY|NOLOAD|NODELETE */
-}
-#else
-#define mtrace_pin_self() ((void)0)
 #endif
 
 #ifdef MTRACE_RUNTIME
@@ -258,7 +244,8 @@ static int mtrace_entry_points_ours(void)
 #define mtrace_entry_points_ours() 1
 #endif
 
-static void mtrace_on_exit(int status, void *arg);     /* registered at start, reports at exit */
+static void mtrace_on_exit(int status, void *unknown);     /* registered at start, report at exit */
+static void mtrace_on_sanitizer_death(void);              /* ...or when a sanitizer ends it */
 
 /* Runs once, from the first traced call or from the constructor, whichever
    comes first.  on_exit and pthread_atfork allocate: they reach only the
@@ -292,8 +279,9 @@ static void mtrace_init(void)
     mtrace_set_rss(mt.startrss = mtrace_rss());
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
-    mtrace_pin_self();
-    on_exit(mtrace_on_exit, 0);
+    mtrace_pin_module_of(&mtrace_state_);
+    mtrace_at_exit(mtrace_on_exit);
+    mtrace_at_sanitizer_death(mtrace_on_sanitizer_death);
     mtrace_atfork(mtrace_fork_prepare, mtrace_fork_parent, mtrace_fork_child);
     mtrace_catch_signals();
     mtrace_read_suppressions();
@@ -335,18 +323,18 @@ __attribute__((constructor(101))) static void mtrace_constructor(void)
 }
 
 /* After the program's atexit handlers and destructors (ours has the
-   highest priority number, so it runs last): tail, report, exit status.
-   Leaks turn a 0 status into 1 with _exit, after flushing stdio ourselves:
-   calling exit() again from here would be undefined. */
-static void mtrace_finish(void)
+   highest priority number, so it runs last): tail, report, JSON report.
+   1 if the report found an error, 0 if not, -1 if it did not run here
+   (tracing off, or a forked child's copy of the parent's exit). */
+static int mtrace_final_report(void)
 {
     size_t rss;
     int bad;
     if (!mtrace_lock_ready())
-        return;
+        return -1;
     if (mtrace_getpid() != mt.pid) {
         mtrace_unlock();
-        return;
+        return -1;
     }
     __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
     rss = mtrace_rss();
@@ -360,20 +348,50 @@ static void mtrace_finish(void)
     mtrace_unlock();
     bad = mtrace_report();
     mtrace_write_json(bad && mt.exit_status == 0 ? 1 : mt.exit_status);
-    if (bad && mt.exit_status == 0) {
+    return bad != 0;
+}
+
+/* The report, then the status: leaks turn 0 into 1 with _exit, after
+   flushing stdio ourselves (calling exit() again from here would be
+   undefined).  A status we were not told (main returned, on a C library
+   without on_exit) counts as 0: with leaks the process ends with 1
+   (doc/platforms.md). */
+static void mtrace_finish(void)
+{
+    if (mtrace_final_report() > 0 && mt.exit_status == 0) {
         fflush(0);
         mtrace_exit_now(1);
     }
 }
 
+/* A sanitizer ends the process.  LeakSanitizer (ASan's, or on its own)
+   checks for leaks in an exit handler of its own, which runs before the
+   destructors, before ours too when libmtrace started first, and when it
+   finds a leak it ends the process there: the report comes here, after
+   LSan's, both of the same heap, and the status is LSan's (its exitcode).
+   An error that ASan reports while the program runs ends it as a fatal
+   signal would: the trace is written out, without a report. */
+static void mtrace_on_sanitizer_death(void)
+{
+    if (mtrace_sanitizer_error_reported()) {
+        mtrace_write_out();
+        return;
+    }
+    if (mt.owner != mtrace_init || mtrace_vfork_child())
+        return;                 /* a report queued for after the destructors will */
+    mt.finish_queued = 1;       /* not come: this one runs (once: state DONE after) */
+    mt.status_unknown |= !mt.exiting;
+    mtrace_final_report();
+}
+
 /* The first of the exit handlers' turns (on_exit runs them in reverse):
    keeps the status, and tells the destructors that this is exit(). */
-static void mtrace_on_exit(int status, void *arg)
+static void mtrace_on_exit(int status, void *unknown)
 {
-    (void)arg;
     if (mtrace_vfork_child())   /* exit() in a vfork child: the parent's state */
         return;
     mt.exit_status = status;
+    mt.status_unknown = unknown != 0;
     mt.exiting = 1;
     if (mt.destructed && !mt.finish_queued) {
         mt.finish_queued = 1;
@@ -401,7 +419,7 @@ __attribute__((destructor(101))) static void mtrace_destructor(void)
         return;
     }
     mt.finish_queued = 1;
-    if (atexit(mtrace_finish) != 0)
+    if (!mtrace_after_destructors(mtrace_finish))
         mtrace_finish();
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/names.c - names of code addresses, for the reports.
 
    Owns: running addr2line on the frames a report prints, and the notes
@@ -95,7 +96,7 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
         argv[4 + i] = hex[i];
     }
     argv[4 + n] = 0;
-    if (!out || pipe2(fds, O_CLOEXEC) != 0) {
+    if (!out || mtrace_pipe_cloexec(fds) != 0) {
         mtrace_unpages(out, OUT);
         return;
     }
@@ -103,7 +104,7 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    if (posix_spawnp(&pid, tool, &fa, 0, argv, environ) != 0)
+    if (posix_spawnp(&pid, tool, &fa, 0, argv, mtrace_environment()) != 0)
         pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     mtrace_close(fds[1]);
@@ -147,7 +148,7 @@ static void mtrace_symbolize(const uintptr_t *a, unsigned n)
     mt.nsyms = j;
     if (!tool)
         tool = "addr2line";
-    if (!*tool || getauxval(AT_SECURE) || mt.addr2line_dead)
+    if (!*tool || mtrace_secure() || mt.addr2line_dead)
         return;
     mt.addr2line_until = mtrace_now_ms() + 5000;
     for (i = 0; i < mt.nsyms; i = j) {      /* runs of one segment, 64 at most */

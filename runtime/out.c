@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/out.c - the tracer's text: every byte it writes goes through here.
 
    Owns: writing to a descriptor (async-signal-safe), decimal numbers, a

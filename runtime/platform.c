@@ -1,16 +1,23 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/platform.c - what the runtime takes from the system.
 
    Owns: the system headers, the attribute macros (MTRACE_API, MTRACE_HOT),
    the C library functions the runtime calls under private names (asm
-   labels: the program may define its own `write` or `free`), and which
+   labels: the program may define its own `write` or `free`), which
    allocator lies beneath the tracer (glibc's __libc_ names, or the
-   plain ones under a sanitizer or another C library).  What differs
-   between platforms is decided here, once.  Calls nothing of ours. */
+   process's plain ones under a sanitizer or another C library), and
+   every call that is glibc's or Linux's alone: one small function per
+   need, each with its POSIX fallback (doc/platforms.md lists them).
+   What differs between platforms is decided here, once, at run time
+   where a weak symbol can tell, else at compile time; no other file
+   names a C library or a system.  Calls nothing of ours. */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <link.h>
+#ifdef __linux__
+#include <link.h>             /* dl_iterate_phdr: glibc, musl */
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,8 +29,11 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/auxv.h>
+#ifdef __linux__
+#include <sys/auxv.h>         /* getauxval(AT_SECURE) */
+#endif
 #include <sys/wait.h>
+#include <time.h>
 #include <spawn.h>
 #include <unistd.h>
 
@@ -58,18 +68,19 @@ MTRACE_LIBC(char *, mtrace_getcwd, (char *, size_t), getcwd);
 MTRACE_LIBC(void, mtrace_exit_now, (int), _exit) __attribute__((__noreturn__));
 MTRACE_LIBC(void, mtrace_libc__Exit, (int), _Exit) __attribute__((__noreturn__));
 MTRACE_LIBC(void, mtrace_libc_quick_exit, (int), quick_exit) __attribute__((__noreturn__));
+MTRACE_LIBC(void, mtrace_libc_exit, (int), exit) __attribute__((__noreturn__));
 MTRACE_LIBC(int, mtrace_clock_gettime, (int, struct timespec *), clock_gettime);
-MTRACE_LIBC(int, mtrace_getattr_np, (pthread_t, pthread_attr_t *), pthread_getattr_np);
 MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
-MTRACE_LIBC(char *, mtrace_getenv, (const char *), secure_getenv);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
 MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
 
 /* The C library's allocator.  On glibc the program also defines malloc,
    calloc, realloc and free itself (see the interposers at the end), so
-   the real ones are reached by their __libc_ names.  Not under
-   AddressSanitizer, whose own malloc must stay the program's. */
+   the real ones are reached by their __libc_ names.  Not when the runtime
+   is compiled with a sanitizer, whose own malloc must stay the program's,
+   nor when libmtrace, compiled without, runs in a sanitized program
+   (mtrace_under_sanitizer, below): the process's plain names then. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
 #define MTRACE_SANITIZED 1
@@ -81,58 +92,414 @@ MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
 #if defined(__GLIBC__) && !defined(MTRACE_SANITIZED)
 #define MTRACE_INTERPOSE 1
 #endif
-#ifdef __GLIBC__
+/* glibc 2.32 on says whether the process has one thread (the lock then
+   costs no atomic operation); elsewhere it may have several. */
+#if defined(__GLIBC__) && defined(__GLIBC_PREREQ)
+#if __GLIBC_PREREQ(2, 32)
 MTRACE_LIBC(char, mtrace_single_threaded, , __libc_single_threaded);
-#else
+#define MTRACE_HAS_SINGLE_THREADED 1
+#endif
+#endif
+#ifndef MTRACE_HAS_SINGLE_THREADED
 #define mtrace_single_threaded 0
 #endif
-#ifdef MTRACE_INTERPOSE
-MTRACE_LIBC(void *, mtrace_libc_malloc, (size_t), __libc_malloc);
-MTRACE_LIBC(void *, mtrace_libc_calloc, (size_t, size_t), __libc_calloc);
-MTRACE_LIBC(void *, mtrace_libc_realloc, (void *, size_t), __libc_realloc);
-MTRACE_LIBC(void, mtrace_libc_free, (void *), __libc_free);
-MTRACE_LIBC(void *, mtrace_libc_memalign, (size_t, size_t), __libc_memalign);
-MTRACE_LIBC(void *, mtrace_libc_valloc, (size_t), __libc_valloc);
-MTRACE_LIBC(void *, mtrace_libc_pvalloc, (size_t), __libc_pvalloc);
-/* The process's malloc, whoever defined it: normally our interposer
-   (runtime/interpose.c); see mtrace_probe_interposer. */
+
+/* The process's allocator, whoever defined it: normally our interposer
+   (runtime/interpose.c, see mtrace_probe_interposer), a sanitizer's, or
+   the C library's. */
 MTRACE_LIBC(void *, mtrace_process_malloc, (size_t), malloc);
-#else
-MTRACE_LIBC(void *, mtrace_libc_malloc, (size_t), malloc);
-MTRACE_LIBC(void *, mtrace_libc_calloc, (size_t, size_t), calloc);
-MTRACE_LIBC(void *, mtrace_libc_realloc, (void *, size_t), realloc);
-MTRACE_LIBC(void, mtrace_libc_free, (void *), free);
-MTRACE_LIBC(void *, mtrace_libc_valloc, (size_t), valloc);
-MTRACE_LIBC(void *, mtrace_libc_memalign, (size_t, size_t), memalign);
-MTRACE_LIBC(void *, mtrace_libc_pvalloc, (size_t), pvalloc);
+MTRACE_LIBC(void *, mtrace_process_calloc, (size_t, size_t), calloc);
+MTRACE_LIBC(void *, mtrace_process_realloc, (void *, size_t), realloc);
+MTRACE_LIBC(void, mtrace_process_free, (void *), free);
+MTRACE_LIBC(void *, mtrace_process_valloc, (size_t), valloc);
+MTRACE_LIBC(void *, mtrace_process_memalign, (size_t, size_t), memalign);
+MTRACE_LIBC(void *, mtrace_process_aligned_alloc, (size_t, size_t), aligned_alloc);
+MTRACE_LIBC(int, mtrace_process_posix_memalign, (void **, size_t, size_t), posix_memalign);
+#ifdef __GLIBC__
+MTRACE_LIBC(void *, mtrace_process_pvalloc, (size_t), pvalloc);
 #endif
+
+/* Does a sanitizer's allocator own the process's malloc?  Every one of
+   them (ASan, LSan, TSan, MSan, HWASan) defines this; a weak reference
+   sees it wherever it is (the program, or gcc's libasan.so). */
+extern size_t mtrace_sanitizer_size_(const void *) MTRACE_SYM_(__sanitizer_get_allocated_size) __attribute__((weak));
+static MTRACE_HOT int mtrace_under_sanitizer(void)
+{
+    return mtrace_sanitizer_size_ != 0;
+}
+
 #ifdef MTRACE_INTERPOSE
+MTRACE_LIBC(void *, mtrace_glibc_malloc, (size_t), __libc_malloc);
+MTRACE_LIBC(void *, mtrace_glibc_calloc, (size_t, size_t), __libc_calloc);
+MTRACE_LIBC(void *, mtrace_glibc_realloc, (void *, size_t), __libc_realloc);
+MTRACE_LIBC(void, mtrace_glibc_free, (void *), __libc_free);
+MTRACE_LIBC(void *, mtrace_glibc_memalign, (size_t, size_t), __libc_memalign);
+MTRACE_LIBC(void *, mtrace_glibc_valloc, (size_t), __libc_valloc);
+MTRACE_LIBC(void *, mtrace_glibc_pvalloc, (size_t), __libc_pvalloc);
+/* Beneath the tracer: glibc's own allocator, or under a sanitizer the
+   process's (memory from __libc_malloc, freed by the sanitizer's free,
+   would be an error there).  A load and a branch that always goes one
+   way. */
+#define MTRACE_BENEATH(call, args) (mtrace_under_sanitizer() ? mtrace_process_##call args : mtrace_glibc_##call args)
+static MTRACE_HOT void *mtrace_libc_malloc(size_t n)
+{
+    return MTRACE_BENEATH(malloc, (n));
+}
+
+static MTRACE_HOT void *mtrace_libc_calloc(size_t n, size_t size)
+{
+    return MTRACE_BENEATH(calloc, (n, size));
+}
+
+static MTRACE_HOT void *mtrace_libc_realloc(void *p, size_t n)
+{
+    return MTRACE_BENEATH(realloc, (p, n));
+}
+
+static MTRACE_HOT void mtrace_libc_free(void *p)
+{
+    if (mtrace_under_sanitizer())
+        mtrace_process_free(p);
+    else
+        mtrace_glibc_free(p);
+}
+
+static void *mtrace_libc_memalign(size_t align, size_t n)
+{
+    return MTRACE_BENEATH(memalign, (align, n));
+}
+
+static void *mtrace_libc_valloc(size_t n)
+{
+    return MTRACE_BENEATH(valloc, (n));
+}
+
+static void *mtrace_libc_pvalloc(size_t n)
+{
+    return MTRACE_BENEATH(pvalloc, (n));
+}
+
 /* The program's aligned_alloc and posix_memalign are ours (see the
    interposers): the C library's, reached through __libc_memalign with
    the checks glibc makes. */
 static void *mtrace_libc_aligned_alloc(size_t align, size_t n)
 {
+    if (mtrace_under_sanitizer())
+        return mtrace_process_aligned_alloc(align, n);
     if (align == 0 || (align & (align - 1))) {
         errno = EINVAL;
         return 0;
     }
-    return mtrace_libc_memalign(align, n);
+    return mtrace_glibc_memalign(align, n);
 }
 
 static int mtrace_libc_posix_memalign(void **pp, size_t align, size_t n)
 {
     void *p;
     int saved = errno;
+    if (mtrace_under_sanitizer())
+        return mtrace_process_posix_memalign(pp, align, n);
     if (align % sizeof(void *) || (align & (align - 1)) || align == 0)
         return EINVAL;
-    if (!(p = mtrace_libc_memalign(align, n)))
+    if (!(p = mtrace_glibc_memalign(align, n)))
         return ENOMEM;
     errno = saved;
     *pp = p;
     return 0;
 }
 #else
-MTRACE_LIBC(void *, mtrace_libc_aligned_alloc, (size_t, size_t), aligned_alloc);
-MTRACE_LIBC(int, mtrace_libc_posix_memalign, (void **, size_t, size_t), posix_memalign);
+#define mtrace_libc_malloc mtrace_process_malloc
+#define mtrace_libc_calloc mtrace_process_calloc
+#define mtrace_libc_realloc mtrace_process_realloc
+#define mtrace_libc_free mtrace_process_free
+#define mtrace_libc_valloc mtrace_process_valloc
+#define mtrace_libc_memalign mtrace_process_memalign
+#define mtrace_libc_pvalloc mtrace_process_pvalloc
+#define mtrace_libc_aligned_alloc mtrace_process_aligned_alloc
+#define mtrace_libc_posix_memalign mtrace_process_posix_memalign
 #endif
 
+/* ---- What only some systems have: one function a need, its fallback ---- */
+
+/* A coarse monotonic clock: Linux's is read from the vDSO in a few
+   nanoseconds (and async-signal-safe, as every clock_gettime). */
+#ifdef CLOCK_MONOTONIC_COARSE
+#define MTRACE_CLOCK CLOCK_MONOTONIC_COARSE
+#else
+#define MTRACE_CLOCK CLOCK_MONOTONIC
+#endif
+
+/* Is this a set-user-ID (or file-capability) program, whose environment
+   and PATH are not ours to trust?  Linux says so in the auxiliary vector
+   (glibc 2.16, musl); the BSDs and macOS by issetugid. */
+static int mtrace_secure(void)
+{
+#if defined(__linux__)
+    return getauxval(AT_SECURE) != 0;
+#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
+    return issetugid();
+#else
+    return getuid() != geteuid() || getgid() != getegid();
+#endif
+}
+
+/* getenv that a set-user-ID program answers with NULL: glibc's
+   secure_getenv; elsewhere the same, if the C library has it (musl
+   does, dynamically linked), else getenv behind mtrace_secure. */
+#ifdef __GLIBC__
+MTRACE_LIBC(char *, mtrace_getenv, (const char *), secure_getenv);
+#else
+extern char *mtrace_libc_secure_getenv(const char *) MTRACE_SYM_(secure_getenv) __attribute__((weak));
+MTRACE_LIBC(char *, mtrace_libc_getenv, (const char *), getenv);
+static char *mtrace_getenv(const char *name)
+{
+    if (mtrace_libc_secure_getenv)
+        return mtrace_libc_secure_getenv(name);
+    return mtrace_secure() ? 0 : mtrace_libc_getenv(name);
+}
+#endif
+
+/* The calling thread's stack, [*lo, *hi): 0 if the system does not say.
+   pthread_getattr_np is glibc's and musl's (FreeBSD spells it
+   pthread_attr_get_np, macOS pthread_get_stackaddr_np: not ported). */
+#ifdef __linux__
+MTRACE_LIBC(int, mtrace_getattr_np, (pthread_t, pthread_attr_t *), pthread_getattr_np);
+#endif
+static int mtrace_stack_bounds(uintptr_t *lo, uintptr_t *hi)
+{
+#ifdef __linux__
+    pthread_attr_t a;
+    void *base;
+    size_t n;
+    int known = 0;
+    if (mtrace_getattr_np(pthread_self(), &a) != 0)
+        return 0;
+    if (pthread_attr_getstack(&a, &base, &n) == 0) {
+        *lo = (uintptr_t)base;
+        *hi = (uintptr_t)base + n;
+        known = 1;
+    }
+    pthread_attr_destroy(&a);
+    return known;
+#else
+    (void)lo;
+    (void)hi;
+    return 0;
+#endif
+}
+
+/* The loaded modules (the program, its libraries, plugins) and their
+   loadable segments, from the loader: dl_iterate_phdr (glibc, musl, the
+   BSDs; macOS would need _dyld_image_count and friends).  fn is called
+   for each module until it says nonzero, which mtrace_modules returns;
+   0 if no module said so, or the system cannot tell. */
+#define MTRACE_MODSEGS 16
+struct mtrace_module {
+    uintptr_t bias;             /* what the module's addresses are offset by */
+    const char *path;           /* "" for the program */
+    unsigned n;                 /* its loadable segments (the first MTRACE_MODSEGS) */
+    struct mtrace_modseg { uintptr_t lo, hi; int writable, executable; } seg[MTRACE_MODSEGS];
+};
+typedef int (*mtrace_module_fn)(const struct mtrace_module *, void *);
+struct mtrace_modules_walk { mtrace_module_fn fn; void *arg; };
+
+#ifdef __linux__
+static int mtrace_module_seen(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    const struct mtrace_modules_walk *w = (const struct mtrace_modules_walk *)arg;
+    struct mtrace_module m;
+    int i;
+    (void)size;
+    m.bias = info->dlpi_addr;
+    m.path = info->dlpi_name ? info->dlpi_name : "";
+    m.n = 0;
+    for (i = 0; i < info->dlpi_phnum && m.n < MTRACE_MODSEGS; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        m.seg[m.n].lo = info->dlpi_addr + ph->p_vaddr;
+        m.seg[m.n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        m.seg[m.n].writable = (ph->p_flags & PF_W) != 0;
+        m.seg[m.n].executable = (ph->p_flags & PF_X) != 0;
+        m.n++;
+    }
+    return w->fn(&m, w->arg);
+}
+#endif
+
+static int mtrace_modules(mtrace_module_fn fn, void *arg)
+{
+#ifdef __linux__
+    struct mtrace_modules_walk w;
+    w.fn = fn;
+    w.arg = arg;
+    return dl_iterate_phdr(mtrace_module_seen, &w);
+#else
+    (void)fn;
+    (void)arg;
+    return 0;
+#endif
+}
+
+/* The largest resident set size so far, in bytes: getrusage counts KiB
+   on Linux and the BSDs, bytes on macOS. */
+static size_t mtrace_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+#ifdef __APPLE__
+    return (size_t)ru.ru_maxrss;
+#else
+    return (size_t)ru.ru_maxrss * 1024;
+#endif
+}
+
+/* A pipe whose ends close on exec, made at once where pipe2 exists (no
+   other thread's fork can inherit it in between). */
+static int mtrace_pipe_cloexec(int fds[2])
+{
+#if defined(__linux__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)
+    return pipe2(fds, O_CLOEXEC);
+#else
+    if (pipe(fds) != 0)
+        return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
+}
+
+/* Takes back the signals of `set` that are pending (blocked, raised by the
+   tracer's own write): sigtimedwait with no wait, or where it is missing
+   (macOS), sigwait on each one sigpending shows. */
+static void mtrace_drop_pending(const sigset_t *set)
+{
+#ifdef __linux__
+    static const struct timespec now = { 0, 0 };
+    while (sigtimedwait(set, 0, &now) > 0)
+        ;
+#else
+    sigset_t pending, one;
+    int sig, got;
+    if (sigpending(&pending) != 0)
+        return;
+    for (sig = 1; sig < 32; sig++)
+        if (sigismember(set, sig) == 1 && sigismember(&pending, sig) == 1) {
+            sigemptyset(&one);
+            sigaddset(&one, sig);
+            sigwait(&one, &got);
+        }
+#endif
+}
+
+/* Is the page holding p mapped no more?  (msync says ENOMEM for an
+   unmapped page, on Linux and the BSDs alike.) */
+static int mtrace_unmapped(const void *p)
+{
+    return mtrace_msync((void *)((uintptr_t)p & ~(uintptr_t)4095), 1, MS_ASYNC) != 0 && errno == ENOMEM;
+}
+
+/* The environment, for the helpers the runtime starts (addr2line). */
+extern char **environ;
+static char **mtrace_environment(void)
+{
+    return environ;
+}
+
+/* The exit handler that gets the status exit() was given, registered
+   once at start (runtime/life.c).  glibc's on_exit passes it; a C library
+   without on_exit (musl, the BSDs, macOS) gets an atexit handler that
+   passes the status mtrace_exit noted (exit() called from traced code),
+   or says, by a nonzero second argument, that it is unknown (main
+   returned, or code without mtrace called exit). */
+typedef void (*mtrace_exit_fn)(int status, void *unknown);
+MTRACE_SHARED struct mtrace_exit_seen { int status, known; } mtrace_exit_seen_;
+
+static void mtrace_note_exit(int status)
+{
+    mtrace_exit_seen_.status = status;
+    mtrace_exit_seen_.known = 1;
+}
+
+#ifdef __GLIBC__
+static int mtrace_at_exit(mtrace_exit_fn fn)
+{
+    return on_exit(fn, 0);
+}
+#else
+extern int mtrace_libc_on_exit(void (*)(int, void *), void *) MTRACE_SYM_(on_exit) __attribute__((weak));
+static mtrace_exit_fn mtrace_exit_fn_;      /* the copy that registers it calls it */
+static void mtrace_exit_handler_(void)
+{
+    mtrace_exit_fn_(mtrace_exit_seen_.status, mtrace_exit_seen_.known ? 0 : (void *)1);
+}
+
+static int mtrace_at_exit(mtrace_exit_fn fn)
+{
+    if (mtrace_libc_on_exit)
+        return mtrace_libc_on_exit(fn, 0);
+    mtrace_exit_fn_ = fn;
+    return atexit(mtrace_exit_handler_);
+}
+#endif
+
+/* Runs fn after the destructors that exit() is running now: glibc runs
+   an exit handler registered during exit once they are done.  0 where
+   that cannot be (musl ran its exit handlers before the destructors):
+   the caller runs fn itself. */
+static int mtrace_after_destructors(void (*fn)(void))
+{
+#ifdef __GLIBC__
+    return atexit(fn) == 0;
+#else
+    (void)fn;
+    return 0;
+#endif
+}
+
+#if defined(__GLIBC__) && !defined(MTRACE_RUNTIME)
+/* One-line use: the copy of the runtime that started registered handlers
+   (exit, fork, signals) that point into its own object.  If that object
+   is a plugin, dlclose must not unmap it: pin the module holding `addr`
+   (libmtrace.so is linked with -z nodelete for the same reason; musl
+   never unloads).  Weak: no libdl needed.  dlopen is not named: a static
+   glibc (2.34 on) has it in libc.a, pulled in anyway, and ld warns at
+   every reference to it ("Using 'dlopen' in statically linked
+   applications..."); dlsym carries no such warning and finds dlopen at
+   run time.  (A versioned reference, dlopen@GLIBC_2.34, is quiet too, but
+   ld mislinks it beside a sanitizer's dlopen: gcc -fsanitize=thread
+   programs crashed at start.) */
+struct mtrace_dl_info { const char *fname; void *fbase; const char *sname; void *saddr; };
+extern int mtrace_dladdr(const void *, struct mtrace_dl_info *) MTRACE_SYM_(dladdr) __attribute__((weak));
+extern void *mtrace_dlsym(void *, const char *) MTRACE_SYM_(dlsym) __attribute__((weak));
+static void mtrace_pin_module_of(const void *addr)
+{
+    struct mtrace_dl_info info;
+    void *(*pin)(const char *, int);
+    if (!mtrace_dladdr || !mtrace_dlsym || !mtrace_dladdr(addr, &info) || !info.fname)
+        return;     /* a static binary: nothing to pin, nothing unloads it */
+    pin = __extension__ (void *(*)(const char *, int))mtrace_dlsym((void *)0 /* RTLD_DEFAULT */, "dlopen");
+    if (pin)
+        pin(info.fname, 0x0001 | 0x0004 | 0x1000);   /* RTLD_LAZY|NOLOAD|NODELETE */
+}
+#else
+#define mtrace_pin_module_of(addr) ((void)(addr))
+#endif
+
+/* A sanitizer in the process (the program built with -fsanitize=...):
+   fn runs when it ends the process, after its report (LeakSanitizer's
+   leaks, or an error ASan found); and did ASan report an error?  Nothing
+   without one. */
+extern void mtrace_san_death_cb_(void (*)(void)) MTRACE_SYM_(__sanitizer_set_death_callback) __attribute__((weak));
+extern int mtrace_asan_report_present_(void) MTRACE_SYM_(__asan_report_present) __attribute__((weak));
+static void mtrace_at_sanitizer_death(void (*fn)(void))
+{
+    if (mtrace_san_death_cb_)
+        mtrace_san_death_cb_(fn);
+}
+
+static int mtrace_sanitizer_error_reported(void)
+{
+    return mtrace_asan_report_present_ && mtrace_asan_report_present_();
+}

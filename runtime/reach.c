@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/reach.c - MTRACE_LEAK_CHECK=reachable: the scan at exit.
 
    Owns: finding which live blocks the program can still reach from its
@@ -49,16 +50,13 @@ static void mtrace_scan_range(struct mtrace_scan *sc, uintptr_t from, uintptr_t 
         mtrace_reach(sc, *(const uintptr_t *)a);
 }
 
-static int mtrace_scan_object(struct dl_phdr_info *info, size_t size, void *arg)
+/* mtrace_modules' callback: a module's writable data. */
+static int mtrace_scan_object(const struct mtrace_module *m, void *arg)
 {
-    int i;
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
-            mtrace_scan_range((struct mtrace_scan *)arg, info->dlpi_addr + ph->p_vaddr,
-                              info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
-    }
+    unsigned i;
+    for (i = 0; i < m->n; i++)
+        if (m->seg[i].writable)
+            mtrace_scan_range((struct mtrace_scan *)arg, m->seg[i].lo, m->seg[i].hi);
     return 0;
 }
 
@@ -115,12 +113,12 @@ static void mtrace_find_reachable(void)
         goto done;
     while ((b = mtrace_next_block(&mt.heap, &range, &slot)))
         if (mtrace_live(b)) {
-            sc.b[sc.n].addr = b->addr;
+            sc.b[sc.n].addr = mtrace_b_addr(b);
             sc.b[sc.n].size = mtrace_b_size(b);
             sc.b[sc.n++].site = mtrace_b_site(b);
         }
     qsort(sc.b, sc.n, sizeof *sc.b, mtrace_by_addr);
-    dl_iterate_phdr(mtrace_scan_object, &sc);
+    mtrace_modules(mtrace_scan_object, &sc);
     mtrace_on_stack(0);         /* asks this thread's bounds */
     mtrace_scan_range(&sc, (uintptr_t)&here, mtrace_pending.stack_hi);
     mtrace_scan_thread_stacks(&sc, mtrace_pending.stack_lo, mtrace_pending.stack_hi);

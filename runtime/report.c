@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/report.c - what the program is told: at exit and at a bad free.
 
    Owns: the double-free and invalid-free errors, the exit summary (levels
@@ -81,18 +82,14 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
     mtrace_bad_call(by, what, mtrace_b_site(b), mtrace_b_freed_by(b), bad, frame, &mt.double_frees);
 }
 
-/* dl_iterate_phdr's callback: is the address in a loaded module's image? */
-static int mtrace_in_image(struct dl_phdr_info *info, size_t size, void *arg)
+/* mtrace_modules' callback: is the address in a loaded module's image? */
+static int mtrace_in_image(const struct mtrace_module *m, void *arg)
 {
     uintptr_t a = *(const uintptr_t *)arg;
-    int i;
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+    unsigned i;
+    for (i = 0; i < m->n; i++)
+        if (a >= m->seg[i].lo && a < m->seg[i].hi)
             return 1;
-    }
     return 0;
 }
 
@@ -132,10 +129,10 @@ static int mtrace_invalid_free(struct mtrace_site *by, const char *call, const v
     else if (mt.interposed && (b = mtrace_holder(&mt.heap, a))) {
         alloc = mtrace_b_site(b);
         snprintf(what, sizeof what, "%s of an address %lu bytes into a %lu-byte block", call,
-                 (unsigned long)(a - b->addr), (unsigned long)mtrace_b_size(b));
+                 (unsigned long)(a - mtrace_b_addr(b)), (unsigned long)mtrace_b_size(b));
     } else {
         mtrace_unlock();        /* the loader's lock is taken outside ours */
-        image = dl_iterate_phdr(mtrace_in_image, &a);
+        image = mtrace_modules(mtrace_in_image, &a);
         if (!mtrace_lock_traced())
             return 0;
         if (image)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/sites.c - the site table.
 
    Owns: the index of each call site (function, file, line; pools apart),

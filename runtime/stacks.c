@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/stacks.c - call stacks (MTRACE_DEPTH).
 
    Owns: the executable segments of the loaded modules (which hold traced
@@ -19,16 +20,11 @@ static int mtrace_on_stack(const void *p)
 {
     struct mtrace_pending *q = &mtrace_pending;
     if (!q->stack_hi) {
-        pthread_attr_t a;
-        void *lo;
-        size_t n;
+        uintptr_t lo, hi;
         q->stack_hi = 1;        /* unknown: nothing is on it */
-        if (mtrace_getattr_np(pthread_self(), &a) == 0) {
-            if (pthread_attr_getstack(&a, &lo, &n) == 0) {
-                q->stack_lo = (uintptr_t)lo;
-                q->stack_hi = (uintptr_t)lo + n;
-            }
-            pthread_attr_destroy(&a);
+        if (mtrace_stack_bounds(&lo, &hi)) {
+            q->stack_lo = lo;
+            q->stack_hi = hi;
         }
     }
     return (uintptr_t)p >= q->stack_lo && (uintptr_t)p < q->stack_hi;
@@ -53,27 +49,22 @@ struct mtrace_seg_query {
     uintptr_t lo[4], hi[4];
 };
 
-/* dl_iterate_phdr's callback: is q->addr in this module (any PT_LOAD)? */
-static int mtrace_seg_match(struct dl_phdr_info *info, size_t size, void *arg)
+/* mtrace_modules' callback: is q->addr in this module (any segment)? */
+static int mtrace_seg_match(const struct mtrace_module *m, void *arg)
 {
     struct mtrace_seg_query *q = (struct mtrace_seg_query *)arg;
-    int i, in = 0;
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz)
+    unsigned i;
+    int in = 0;
+    for (i = 0; i < m->n; i++)
+        if (q->addr >= m->seg[i].lo && q->addr < m->seg[i].hi)
             in = 1;
-    }
-    for (i = 0; in && i < info->dlpi_phnum && q->n < 4; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            q->lo[q->n] = info->dlpi_addr + ph->p_vaddr;
-            q->hi[q->n++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    for (i = 0; in && i < m->n && q->n < 4; i++)
+        if (m->seg[i].executable) {
+            q->lo[q->n] = m->seg[i].lo;
+            q->hi[q->n++] = m->seg[i].hi;
         }
-    }
-    q->bias = info->dlpi_addr;
-    q->path = info->dlpi_name;
+    q->bias = m->bias;
+    q->path = m->path;
     return in;
 }
 
@@ -141,7 +132,7 @@ static void mtrace_seg_learn(uintptr_t a, int traced)
     struct mtrace_seg_query q;
     memset(&q, 0, sizeof q);
     q.addr = a;
-    if (!dl_iterate_phdr(mtrace_seg_match, &q) || __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) != MTRACE_READY
+    if (!mtrace_modules(mtrace_seg_match, &q) || __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) != MTRACE_READY
         || !mtrace_lock_traced())
         return;
     if (mt.segs)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/state.c - the state, the lock, the tracer's own pages.
 
    Owns: the definitions of mtrace_state_ (mt), pmtrace and mtrace_pending,

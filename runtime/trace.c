@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime/trace.c - the trace file and its records (level 1).
 
    Owns: opening the trace (its name, which files may take it, the lock
@@ -33,7 +34,6 @@ static void mtrace_io_begin(struct mtrace_io *io)
 /* `failed`: the errno of the write that failed, 0 if none. */
 static void mtrace_io_end(struct mtrace_io *io, int failed)
 {
-    static const struct timespec now = { 0, 0 };
     sigset_t raised;
     int ignored;
     sigemptyset(&raised);
@@ -42,7 +42,7 @@ static void mtrace_io_end(struct mtrace_io *io, int failed)
     if (failed == EFBIG && !io->xfsz_was_pending)
         sigaddset(&raised, SIGXFSZ);
     if (failed == EPIPE || failed == EFBIG)
-        sigtimedwait(&raised, 0, &now);
+        mtrace_drop_pending(&raised);
     mtrace_sigmask(SIG_SETMASK, &io->mask, 0);
     mtrace_setcancelstate(io->cancel, &ignored);
 }
@@ -52,7 +52,7 @@ static void mtrace_io_end(struct mtrace_io *io, int failed)
 static long mtrace_now_ms(void)
 {
     struct timespec t;
-    if (mtrace_clock_gettime(6 /* CLOCK_MONOTONIC_COARSE */, &t) != 0)
+    if (mtrace_clock_gettime(MTRACE_CLOCK, &t) != 0)
         return 0;
     return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
@@ -404,14 +404,6 @@ static void mtrace_put_site(struct mtrace_sitestat *s)
         *o++ = '\n';
     }
     mtrace_commit(o);
-}
-
-static size_t mtrace_rss(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0;
-    return (size_t)ru.ru_maxrss * 1024;
 }
 
 /* "#map LO HI BIAS PATH" for each segment of s's frames not yet written. */

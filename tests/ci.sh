@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # mtrace in CI (issue 14): suppressions (MTRACE_SUPPRESS), a memory budget
 # (MTRACE_MAX_HEAP) and the JSON report (MTRACE_REPORT), checked against
 # the text report.  tests/ci/cache.c leaks 300 bytes on purpose (its

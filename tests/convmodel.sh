@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The converters against a model (issue 22): random valid traces through
 # mtrace2massif and ms_print, each Massif file checked against the heap the
 # trace describes and Massif's snapshot policy; damaged traces and Massif

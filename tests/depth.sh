@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Call stacks (MTRACE_DEPTH=N): the callers of each allocation, walked by
 # frame pointers in traced code only, written once per distinct stack,
 # named by addr2line in the leak and double-free reports.  Each test is a

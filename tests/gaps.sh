@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gaps.sh - checks that `make mutate` (tests/mutate/run.sh)
 # found missing: each block kills mutants of tests/mutate/mutants.txt
 # (named in brackets) that the fast suites (stacks, ci, depth, hardening,

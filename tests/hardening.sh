@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Hardening (issue 11): the trace file against hostile or unlucky names,
 # gnuplot never running text from a trace, cancellation, fork with other
 # atfork handlers, signal handlers that allocate, readers that go away,

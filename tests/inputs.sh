@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The tracer's inputs and outputs at their edges (issue 23): the files that
 # MTRACE_SUPPRESS and MTRACE_REPORT name are never waited on, read whole or
 # refused, written with every write checked, never the program's own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/lib.sh - the whole test harness: counters and a few assertions.
 # Each suite (tests/*.sh) sources this, calls the helpers, then `finish`.
 # Every assertion prints one line ("ok   name" or "FAIL name" plus why).

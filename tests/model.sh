@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The reference model (issue 22): random programs run by tests/model/driver.c
 # at every level, each compared with what model.py predicts from README.md
 # and doc/ (exit status, reports, JSON, trace).  tests/model/run.sh says how;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/ms_print.sh - conformance of our ms_print with Valgrind 3.19's Perl
 # /usr/bin/ms_print.
 #
@@ -39,14 +40,15 @@ done
 echo "     ($n_real real-valgrind and $n_hand hand-written golden cases)"
 
 # --- 2. files the original rejects ------------------------------------------
-# one_error NAME FILE: non-zero exit, one line "ms_print: FILE:LINE: ..."
+# one_error NAME FILE: non-zero exit, one line "ms_print: FILE:LINE: ...",
+# or "ms_print: FILE: ..." when no line is to blame (missing, empty, unreadable)
 one_error() {
     local name=$1 file=$2 rc=$3
     if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
         fail "$name: exit status $rc"
     elif [ "$(wc -l < "$TMP/err")" -ne 1 ] ||
-         ! grep -qE "^ms_print: $(printf '%s' "$file" | sed 's/[.[*^$]/\\&/g'):[0-9]+: ." "$TMP/err"; then
-        fail "$name: stderr is not one 'ms_print: $file:LINE: ...' line:"
+         ! grep -qE "^ms_print: $(printf '%s' "$file" | sed 's/[.[*^$]/\\&/g')(:[1-9][0-9]*)?: ." "$TMP/err"; then
+        fail "$name: stderr is not one 'ms_print: $file[:LINE]: ...' line:"
         head -3 "$TMP/err" | sed 's/^/     /'
     else
         pass "$name"
@@ -60,19 +62,33 @@ for f in bad/*.massif.out; do
 done
 "$MSP" no/such/file.out > "$TMP/out" 2> "$TMP/err"
 one_error "reject missing file" no/such/file.out $?
+check "reject missing file: 'ms_print: FILE: No such file or directory', no line 0" \
+    test "$(cat "$TMP/err")" = "ms_print: no/such/file.out: No such file or directory"
 check "reject missing file: empty stdout" test ! -s "$TMP/out"
 "$MSP" . > "$TMP/out" 2> "$TMP/err"
 one_error "reject a directory" . $?
 check "reject a directory: empty stdout" test ! -s "$TMP/out"
 
 # --- 3. command line -------------------------------------------------------
-# Usage and version go to stderr with the original's text; compared live.
+# Usage and version go to stderr with the original's text; compared live,
+# but for who wrote it: the original's credits (Valgrind's author, GPL-2,
+# his address) and version line are this project's in ours.
 f=hand/doc-insig.massif.out
+credits() { sed -i -e '/^  ms_print is Copyright (C) 2007-2017 Nicholas Nethercote/,$d' \
+    -e '/^  This ms_print is part of mtrace /,$d' -e 's/^ms_print-3\.19\.0$/VERSION/' \
+    -e "s/^ms_print (mtrace [0-9.]*, MIT licence): the output format of Valgrind's ms_print-3\.19\.0$/VERSION/" "$@"; }
+"$MSP" --help 2> "$TMP/help"
+has "--help: names this project and its licence" "$TMP/help" "This ms_print is part of mtrace 1.0 (MIT licence, see its LICENSE):"
+hasnt "--help: sends no bug report to Valgrind's author" "$TMP/help" "njn@valgrind.org"
+hasnt "--help: claims no GPL for this code" "$TMP/help" "General Public License"
+"$MSP" --version 2> "$TMP/version"
+has "--version: this project's, and the format's" "$TMP/version" "ms_print (mtrace 1.0, MIT licence): the output format of Valgrind's ms_print-3.19.0"
 cl=0
 while IFS= read -r line; do
     eval "set -- $line"
     "$PERL" "$@" > "$TMP/pout" 2> "$TMP/perr"; prc=$?
     "$MSP" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
+    credits "$TMP/perr" "$TMP/err"
     cl=$((cl + 1))
     if [ $((prc == 0)) -ne $((rc == 0)) ]; then
         fail "args $line: exit $rc, original $prc"

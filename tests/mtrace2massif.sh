@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # mtrace2massif: a trace in, a Massif file out, as Valgrind's Massif would
 # have written it for the same program.  Each test shows the input (a trace
 # or a program in tests/mtrace2massif/), the command, and what must come

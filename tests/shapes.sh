@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The shapes real programs take (issue 10): several files, traced shared
 # libraries (default and hidden visibility), a plugin opened and closed
 # with dlopen/dlclose, a static library, --coverage, mixed levels, the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # mtrace2massif with call stacks (MTRACE_DEPTH): the records #depth, #map,
 # #stack and the SID field become Massif's allocation tree at every level,
 # with the frames named by addr2line.  First hand-written traces and the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The tracer (mtrace.h + mtrace.c and runtime/): each test is a program in tests/tracer/,
 # the command that builds and runs it, and what must come out.
 . "$(dirname "$0")/lib.sh"

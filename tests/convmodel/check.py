@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check.py - random traces (gen.py) through ./mtrace2massif and ./ms_print,
 checked against the model.
 
@@ -129,8 +130,12 @@ class Opts:
                 self.alloc_fns.append(v)
 
     def desc(self):
+        """The Massif options as typed, and the time unit when none was
+        (doc/mtrace2massif.md: ours is B, Massif's i; the file says it)."""
         d = [a for a in self.args if a.partition("=")[0] in MASSIF_OPTS]
-        return " ".join(d) if d else "(none)"
+        if not any(a.startswith("--time-unit=") for a in d):
+            d.append("--time-unit=B")
+        return " ".join(d)
 
 
 def random_opts(r):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """gen.py - random valid mtrace traces, and a model of the heap they describe.
 
     gen.py SEED [-o TRACE] [--model]

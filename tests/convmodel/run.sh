@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/convmodel/run.sh [SEEDS] [check.py options]   e.g. 1-80, 17, 3,9,12
 # tests/convmodel/run.sh --long N [FIRST]              N seeds from FIRST (default: from the clock)
 #

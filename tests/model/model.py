@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/model/model.py - a reference model of mtrace's documented contract,
 and random programs checked against it (issue 22, item 3).
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/model/run.sh - random programs checked against a reference model of
 # mtrace's documented contract (issue 22, item 3).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/mutate/run.sh [ID...] - a mutation check of the test suite (issue 22,
 # item 5; `make mutate`).
 #

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* diff_input.c - an input of mtrace-diff: the file opened and checked
+ * (never waited on: a FIFO is opened without blocking), a pipe copied to a
+ * temporary file, what it holds recognised by its first byte that is not
+ * white space ('{' or '[': JSON, anything else: a trace), then read into a
+ * run; and the run's sites as a set keyed by (function, file, line).
+ * Owns struct run's storage (and its page's figures, struct dpage).  Calls: diff_report.c, diff_trace.c, tool.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diff.h"
+
+/* A copy of the pipe fd in a temporary file, positioned at its start. */
+static int spool(struct tool_err *e, int fd)
+{
+    FILE *t = tmpfile();
+    char buf[1 << 16];
+    ssize_t r;
+    if (!t)
+        tool_fail(e, "cannot create a temporary file: %s", strerror(errno));
+    while ((r = read(fd, buf, sizeof buf)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            tool_fail(e, "read error: %s", strerror(errno));
+        if (fwrite(buf, 1, (size_t)r, t) != (size_t)r)
+            tool_fail(e, "cannot write a temporary file: %s", strerror(errno));
+    }
+    if (fflush(t) != 0)
+        tool_fail(e, "cannot write a temporary file: %s", strerror(errno));
+    int copy = dup(fileno(t));
+    fclose(t);
+    if (copy < 0 || lseek(copy, 0, SEEK_SET) != 0)
+        tool_fail(e, "cannot read a temporary file back: %s", strerror(errno));
+    return copy;
+}
+
+/* The first byte that is not white space, or -1; fd is left at 0. */
+static int first_byte(struct tool_err *e, int fd, int *empty)
+{
+    char buf[4096];
+    ssize_t r;
+    int ch = -1;
+    *empty = 1;
+    while (ch < 0 && (r = read(fd, buf, sizeof buf)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            tool_fail(e, "read error: %s", strerror(errno));
+        *empty = 0;
+        for (ssize_t i = 0; i < r && ch < 0; i++)
+            if (!strchr(" \t\r\n", buf[i]) || !buf[i])
+                ch = (unsigned char)buf[i];
+    }
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        tool_fail(e, "cannot rewind: %s", strerror(errno));
+    return ch;
+}
+
+int open_input(struct tool_err *e, const char *name, int *kind)
+{
+    struct stat st;
+    int stdin_ = !strcmp(name, "-"), empty;
+    int fd = stdin_ ? 0 : open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    e->file = stdin_ ? "stdin" : name;
+    e->line = 0;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        tool_fail(e, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        tool_fail(e, "is a directory");
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        tool_fail(e, "not a regular file or a pipe");
+    if (!stdin_)                /* the FIFO is open: reads may wait now */
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (lseek(fd, 0, SEEK_CUR) < 0) {
+        int copy = spool(e, fd);
+        if (!stdin_)
+            close(fd);
+        fd = copy;
+    }
+    int ch = first_byte(e, fd, &empty);
+    if (ch < 0)
+        tool_fail(e, empty ? "empty file" : "only white space: neither a report nor a trace");
+    *kind = ch == '{' || ch == '[' ? RUN_JSON : RUN_TRACE;
+    return fd;
+}
+
+void read_run(struct tool_err *e, int fd, int kind, struct run *r)
+{
+    if (kind == RUN_JSON)
+        read_report(e, fd, r);
+    else
+        read_trace(e, fd, r);
+    e->line = 0;
+    run_finish(r);
+}
+
+struct dsite *run_add(struct tool_err *e, struct run *r)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->s = tool_realloc(e, r->s, r->cap * sizeof *r->s);
+    }
+    memset(&r->s[r->n], 0, sizeof r->s[0]);
+    return &r->s[r->n++];
+}
+
+int site_cmp(const struct dsite *a, const struct dsite *b)
+{
+    int k = strcmp(a->func, b->func);
+    if (!k)
+        k = strcmp(a->file, b->file);
+    if (!k)
+        k = (a->line > b->line) - (a->line < b->line);
+    return k;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return site_cmp(a, b);
+}
+
+/* b's figures added to a's (two sites of a run with one name: a call that
+ * no macro named, at two addresses addr2line gave one line).  A peak so
+ * added is an upper bound of the two sites' joint peak. */
+static void merge(struct dsite *a, struct dsite *b)
+{
+    for (int f = 0; f < NFIG; f++)
+        a->v[f] += b->v[f];
+    a->have &= b->have;
+    free(b->func);
+    free(b->file);
+}
+
+void run_finish(struct run *r)
+{
+    size_t k = 0;
+    if (r->n)
+        qsort(r->s, r->n, sizeof *r->s, by_key);
+    for (size_t i = 0; i < r->n; i++) {
+        if (k && !site_cmp(&r->s[k - 1], &r->s[i]))
+            merge(&r->s[k - 1], &r->s[i]);
+        else
+            r->s[k++] = r->s[i];
+    }
+    r->n = k;
+}
+
+void run_free(struct run *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->s[i].func);
+        free(r->s[i].file);
+    }
+    free(r->s);
+    r->s = NULL;
+    r->n = r->cap = 0;
+    if (r->pg) {
+        for (size_t i = 0; i < r->pg->nlab; i++)
+            free(r->pg->lab[i]);
+        free(r->pg->lab);
+        free(r->pg->path);
+        free(r->pg->b);
+        free(r->pg->cmd);
+        free(r->pg);
+        r->pg = NULL;
+    }
+}

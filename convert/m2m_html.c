@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/* m2m_html.c - the HTML page of --html=FILE: one self-contained file (no
+ * network, nothing external), the figures of m2m_html_data.c as JSON in a
+ * <script type="application/json"> element, then the page's own style and
+ * script (m2m_html_page.c, made from convert/html/ by the Makefile), which
+ * draw it.  No text of the trace reaches the browser's interpreters: every
+ * string is a JSON string with '<', '>', '&', U+2028 and U+2029 escaped
+ * (so "</script>" cannot end the element), bytes that are not UTF-8 read
+ * as Latin-1, and the script shows them with textContent only.
+ * Written under a temporary name and renamed (devices in place).
+ * Owns nothing that lives beyond the call.
+ * Calls: m2m_html_data.c (html_final), tool.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "m2m.h"
+
+/* The length of the UTF-8 character at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char a = s[0];
+    size_t len = a >= 0xF0 ? 4 : a >= 0xE0 ? 3 : 2;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (a < 0xC2 || a > 0xF4 || n < len)
+        return 0;
+    if (a == 0xE0) lo = 0xA0;
+    if (a == 0xED) hi = 0x9F;
+    if (a == 0xF0) lo = 0x90;
+    if (a == 0xF4) hi = 0x8F;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* s[0..n) as a JSON string that is inert inside a <script> element. */
+static void json_str(FILE *f, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    fputc('"', f);
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = s[i];
+        size_t k;
+        if (ch == '"' || ch == '\\') {
+            fputc('\\', f), fputc(ch, f), i++;
+        } else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&') {
+            fprintf(f, "\\u%04x", ch), i++;
+        } else if (ch < 0x80) {
+            fputc(ch, f), i++;
+        } else if ((k = utf8_len(s + i, n - i)) == 0) {
+            fprintf(f, "\\u%04x", ch), i++;     /* not UTF-8: Latin-1 */
+        } else if (k == 3 && ch == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] | 1) == 0xA9) {
+            fprintf(f, "\\u%04x", 0x2028 + (s[i + 2] & 1)), i += 3;
+        } else {
+            fwrite(s + i, 1, k, f), i += k;
+        }
+    }
+    fputc('"', f);
+}
+
+/* A Massif label's text (%XX escapes) decoded, as a JSON string. */
+static void json_label(struct conv *c, FILE *f, const char *p, const char *end)
+{
+    char *d = tool_realloc(&c->e, NULL, (size_t)(end - p) + 1);
+    size_t n = tool_decode(d, p, end);
+    json_str(f, d, n);
+    free(d);
+}
+
+static void json_u64s(FILE *f, const char *key, const uint64_t *v, size_t n)
+{
+    if (key)
+        fprintf(f, "\"%s\":", key);
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, i ? ",%" PRIu64 : "%" PRIu64, v[i]);
+    fputs("]", f);
+}
+
+/* "sites": [function, file, line, peak] each; the file and line from the
+ * label "func (file:line)", the file without its directory. */
+static void put_sites(struct conv *c, FILE *f)
+{
+    fputs(",\"sites\":[", f);
+    for (size_t i = 0; i < c->nsites; i++) {
+        const struct site *s = &c->sites[i];
+        const char *fl = s->label + s->flen + 2, *end = s->label + strlen(s->label) - 1;
+        const char *colon = end;
+        while (colon > fl && *colon != ':')
+            colon--;
+        fputs(i ? ",[" : "[", f);
+        json_str(f, s->func, strlen(s->func));
+        fputc(',', f);
+        json_label(c, f, fl, colon);
+        fprintf(f, ",%.*s,%" PRIu64 "]", (int)(end - colon - 1), colon + 1, s->peak);
+    }
+    fputs("]", f);
+}
+
+/* "frames": their labels (one line per inlined function); "nodes": the
+ * allocation tree, [parent, site, frame] each, node 0 the root. */
+static void put_tree(struct conv *c, FILE *f)
+{
+    const struct stacks *s = &c->s;
+    fputs(",\"frames\":[", f);
+    for (size_t i = 0; i < s->nframes; i++) {
+        const char *lab = s->frames[i].label ? s->frames[i].label : "???";
+        if (i)
+            fputc(',', f);
+        json_label(c, f, lab, lab + strlen(lab));
+    }
+    fputs("],\"nodes\":[", f);
+    for (size_t i = 0; i < s->nnodes; i++)
+        fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32, i ? "," : "", s->nodes[i].parent,
+                s->nodes[i].site, s->nodes[i].frame);
+    fputs("]", f);
+}
+
+/* "ctx": [node, site, calls, blocks, bytes, temporaries, peak, live bytes,
+ * live blocks] each; "hist": [site, size class, count] each, non-zero. */
+static void put_contexts(struct conv *c, FILE *f)
+{
+    const struct html *h = c->h;
+    fputs(",\"ctx\":[", f);
+    for (size_t i = 0; i < h->nctx; i++) {
+        const struct hctx *x = &h->ctx[i];
+        size_t site = i < c->nsites ? i + 1 : c->s.st[i - c->nsites].site;
+        uint32_t node = i < c->nsites ? c->sites[i].node : c->s.st[i - c->nsites].node;
+        fprintf(f, "%s%" PRIu32 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64, i ? "," : "", node, site, x->calls, x->blocks, x->bytes,
+                x->temp, x->peak, x->live, x->nlive);
+    }
+    fputs("],\"hist\":[", f);
+    int first = 1;
+    for (size_t i = 0; i < c->nsites * 64; i++)
+        if (h->hist[i]) {
+            fprintf(f, "%s%zu,%zu,%" PRIu64, first ? "" : ",", i / 64 + 1, i % 64, h->hist[i]);
+            first = 0;
+        }
+    fputs("]", f);
+}
+
+/* One column of the buckets: the field at offset 'off' of each. */
+static void json_col(FILE *f, const char *key, const struct hbucket *b, size_t n, size_t off)
+{
+    fprintf(f, "\"%s\":[", key);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, (const char *)&b[i] + off, sizeof v);
+        fprintf(f, i ? ",%" PRIu64 : "%" PRIu64, v);
+    }
+    fputs("],", f);
+}
+
+/* "b": the buckets' columns; "top" and "topv": the top sites' bytes. */
+static void put_buckets(struct conv *c, FILE *f)
+{
+    const struct html *h = c->h;
+    const struct hbucket *b = h->b;
+    size_t n = h->nb;
+    fputs(",\"b\":{", f);
+    json_col(f, "rec", b, n, offsetof(struct hbucket, rec_end));
+    json_col(f, "tb", b, n, offsetof(struct hbucket, tb_end));
+    json_col(f, "lo", b, n, offsetof(struct hbucket, lo));
+    json_col(f, "hi", b, n, offsetof(struct hbucket, hi));
+    json_col(f, "hrec", b, n, offsetof(struct hbucket, hi_rec));
+    json_col(f, "htb", b, n, offsetof(struct hbucket, hi_tb));
+    json_col(f, "hx", b, n, offsetof(struct hbucket, hi_extra));
+    json_col(f, "rss", b, n, offsetof(struct hbucket, rss));
+    fputs("\"snap\":[", f);
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, k ? ",%" PRIu32 : "%" PRIu32, b[k].snap);
+    fputs("]},\"top\":[", f);
+    for (int j = 0; j < h->ntop; j++)
+        fprintf(f, j ? ",%" PRIu32 : "%" PRIu32, h->top[j]);
+    fputs("],", f);
+    json_u64s(f, "topv", h->topv, n * (size_t)h->ntop);
+}
+
+/* "snaps": [bucket, [context, bytes, blocks, ...]] each. */
+static void put_snapshots(struct conv *c, FILE *f)
+{
+    const struct html *h = c->h;
+    fputs(",\"snaps\":[", f);
+    for (size_t s = 0; s < h->nsnaps; s++) {
+        const struct hsnap *sn = &h->snaps[s];
+        fprintf(f, "%s[%" PRIu32 ",", s ? "," : "", sn->bucket);
+        json_u64s(f, NULL, h->ents + sn->first, 3 * sn->n);
+        fputs("]", f);
+    }
+    fprintf(f, "],\"peak_snap\":%zu,\"end_snap\":%zu", h->peak_snap, h->end_snap);
+}
+
+/* The run's figures: the header of the page. */
+static void put_head(struct conv *c, FILE *f, const char *trace)
+{
+    const struct html *h = c->h;
+    fputs("{\"format\":1,\"tool\":\"mtrace2massif " M2M_VERSION "\",\"trace\":", f);
+    json_str(f, trace, strlen(trace));
+    fputs(",\"cmd\":", f);
+    if (c->cmd)
+        json_str(f, c->cmd, strlen(c->cmd));
+    else
+        fputs("null", f);
+    fprintf(f, ",\"truncated\":%s,\"time_unit\":\"%s\",\"depth\":%u,\"records\":%" PRIu64
+            ",\"events\":%" PRIu64 ",\"heap_admin\":%u", c->truncated ? "true" : "false",
+            c->o.time_bytes ? "B" : "i", c->s.depth, c->p.nrec, c->p.ev, c->o.heap_admin);
+    fprintf(f, ",\"peak_total\":%" PRIu64 ",\"end\":{\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64
+            ",\"rec\":%" PRIu64 ",\"tb\":%" PRIu64 "}", c->p.max_total, c->p.heap, c->p.nblocks,
+            c->p.time_i, c->p.time_b);
+    if (h->peak_bucket < h->nb) {
+        const struct hbucket *b = &h->b[h->peak_bucket];
+        fprintf(f, ",\"peak\":{\"bytes\":%" PRIu64 ",\"record\":%" PRIu64 ",\"bucket\":%" PRIu64
+                ",\"tb\":%" PRIu64 "}", b->hi, b->hi_rec, h->peak_bucket, b->hi_tb);
+    } else {
+        fputs(",\"peak\":null", f);
+    }
+    if (h->nb && h->b[h->nb - 1].rss)   /* pass 1 read MAXRSS; pass 2 may not */
+        fprintf(f, ",\"rss\":{\"max\":%" PRIu64 "}", h->b[h->nb - 1].rss);
+    else
+        fputs(",\"rss\":null", f);
+}
+
+static void put_page(struct conv *c, FILE *f, const char *trace)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"mtrace2massif " M2M_VERSION "\">\n"
+          "<title>mtrace heap profile</title>\n<style>\n", f);
+    fputs(m2m_page_css, f);
+    fputs("</style></head>\n<body>\n<noscript>This page draws its views with JavaScript."
+          "</noscript>\n<script type=\"application/json\" id=\"mtrace-data\">", f);
+    put_head(c, f, trace);
+    put_sites(c, f);
+    put_tree(c, f);
+    put_contexts(c, f);
+    put_buckets(c, f);
+    put_snapshots(c, f);
+    fputs("}</script>\n<script>\n", f);
+    fputs(m2m_page_js, f);
+    fputs("</script>\n</body></html>\n", f);
+}
+
+/* Is 'name' something other than a regular file (/dev/null, a FIFO)?
+ * Then it is written in place, never renamed over nor removed. */
+static int special(const char *name)
+{
+    struct stat st;
+    return stat(name, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* Write the page to c->o.html.  Returns 0, or 1 after a message (and
+ * nothing left behind). */
+int write_html(struct conv *c, const char *trace)
+{
+    const char *name = c->o.html;
+    int in_place = special(name), rc = 0;
+    char *tmp = tool_realloc(&c->e, NULL, strlen(name) + 32);
+    sprintf(tmp, "%s.tmp%ld", name, (long)getpid());
+    FILE *f = fopen(in_place ? name : tmp, "w");
+    if (!f) {
+        fprintf(stderr, "mtrace2massif: %s: %s\n", name, strerror(errno));
+        free(tmp);
+        return 1;
+    }
+    html_final(c);
+    put_page(c, f, trace);
+    if (fflush(f) != 0 || ferror(f)) {
+        fprintf(stderr, "mtrace2massif: %s: write error: %s\n", name, strerror(errno));
+        rc = 1;
+    }
+    if (fclose(f) != 0 && !rc) {
+        fprintf(stderr, "mtrace2massif: %s: write error: %s\n", name, strerror(errno));
+        rc = 1;
+    }
+    if (!in_place && !rc && rename(tmp, name) != 0) {
+        fprintf(stderr, "mtrace2massif: %s: %s\n", name, strerror(errno));
+        rc = 1;
+    }
+    if (!in_place && rc)
+        remove(tmp);
+    free(tmp);
+    return rc;
+}

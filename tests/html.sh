@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# html: mtrace2massif --html=FILE, the self-contained page (doc/mtrace2massif.md,
+# "The HTML page").  The examples are traced, converted, and each page is
+# opened in headless Chromium, driven over the DevTools protocol by
+# tests/html/cdp.js (Node's own WebSocket, nothing installed from npm):
+# tests/html/checks.js clicks, hovers, types and reads the page, and its
+# figures must be the program's own (summary, MTRACE_REPORT) and the
+# converter's Massif file's peak snapshot.  No console error, no exception,
+# no network request, no dialog.  Without chromium the suite fails.
+. "$(dirname "$0")/lib.sh"
+M2M=$TOP/mtrace2massif
+H=$TOP/tests/html
+# -O0 as tests/mtrace2massif.sh: the example's unused mallocs are kept, and
+# frame pointers too (MTRACE_DEPTH follows them)
+CFLAGS_T="${TEST_CFLAGS:--g} -O0"
+MTRACE_H=${MTRACE_H:-$TOP/mtrace.h}     # the tracer's header (a copy of it, for a tree being edited)
+[ -x "$M2M" ] || make -s -C "$TOP" mtrace2massif || exit 2
+cd "$TMP" || exit 2
+
+if ! command -v chromium >/dev/null 2>&1; then
+    fail "chromium is not installed: apt-get install chromium (tests/setup.sh, run by make test, does)"
+    finish; exit 1
+fi
+if ! node --experimental-websocket -e 'if (typeof WebSocket !== "function") process.exit(1)' 2>/dev/null; then
+    fail "node (>= 20, with --experimental-websocket) is needed to drive chromium: apt-get install nodejs"
+    finish; exit 1
+fi
+
+# browse NAME PAGE [EXPECT]: open the page; with EXPECT (JSON), run the
+# checks of tests/html/checks.js; then the page's own hygiene
+browse() {
+    local name=$1 page=$2 expect=$3
+    node --experimental-websocket "$H/cdp.js" "$page" ${expect:+"$H/checks.js" "$expect"} > "$name.cdp" 2>&1
+    while IFS= read -r line; do
+        case $line in
+        "ok   "*) pass "${line#ok   }" ;;
+        "FAIL "*) fail "${line#FAIL }" ;;
+        esac
+    done < "$name.cdp"
+    check "$name: no console error, no exception" grep -qx "errors 0" "$name.cdp"
+    check "$name: no network request but the file itself" grep -qx "requests 0" "$name.cdp"
+    check "$name: no dialog (alert, confirm...)" grep -qx "dialogs 0" "$name.cdp"
+    grep -qx "errors 0" "$name.cdp" || sed -n '/^errors/,$p' "$name.cdp" | head -8 | sed 's/^/     /'
+}
+
+# expect NAME REPORT CMD SEARCH FILTER: what the page of a traced run must
+# show, from its JSON report and its Massif file (NAME.massif)
+expect() {
+    node -e '
+        const [name, report, cmd, search, filter] = process.argv.slice(1);
+        const r = JSON.parse(require("fs").readFileSync(report, "utf8"));
+        console.log(JSON.stringify({ name, cmd, search, filter, massif: name + ".massif",
+            peak_bytes: r.peak_bytes, peak_record: r.peak_record, records: r.records,
+            leak_bytes: r.leaked_bytes, leak_blocks: r.leaked_blocks, sites: r.sites,
+            stacks: require("fs").readFileSync(name + ".trace", "utf8").includes("\n#depth ") }));
+    ' "$@" > "$1.expect"
+}
+
+# traced NAME SRC [DEPTH] [CFLAGS...]: build SRC traced, run it (MTRACE_DEPTH
+# if DEPTH is not 0), convert with --html; NAME.trace, NAME.json, NAME.massif
+traced() {
+    local name=$1 src=$2 depth=$3
+    shift 3
+    $CC $CFLAGS_T -DMTRACE=1 -include "$MTRACE_H" -o "$name" "$src" "$@" 2>/dev/null ||
+        { fail "$name: does not build"; return 1; }
+    if [ "$depth" = 0 ]; then
+        MTRACE="$TMP/$name.trace" MTRACE_REPORT="$TMP/$name.json" "./$name" > /dev/null 2> "$name.err"
+    else
+        MTRACE_DEPTH=$depth MTRACE="$TMP/$name.trace" MTRACE_REPORT="$TMP/$name.json" "./$name" > /dev/null 2> "$name.err"
+    fi
+    "$M2M" --time-unit=B --html="$name.html" "$name.trace" -o "$name.massif" 2> "$name.m2m"
+    check "$name: converted, no warning" test -s "$name.html" -a ! -s "$name.m2m"
+}
+
+# --- 1. The Massif manual's example, without and with call stacks ---------
+traced example "$TOP/examples/example.c" 0 &&
+    expect example example.json ./example "g (" example && browse example example.html example.expect
+has "example: the page says which trace" example.html '"trace":"example.trace"'
+traced stacks "$TOP/examples/example.c" 8 &&
+    expect stacks stacks.json ./stacks "main (" example && browse stacks stacks.html stacks.expect
+check "stacks: the peak's tree is 3 levels deep in the Massif file" grep -q '^   n0: 4000 0x.*: main (example.c:23)' stacks.massif
+# leaks: a list freed without its strings, an early return
+traced leak "$TOP/examples/leak.c" 8 &&
+    expect leak leak.json ./leak "push" checksum && browse leak leak.html leak.expect
+# threads, with stacks: four threads at once
+traced threads "$TOP/examples/threads.c" 8 -pthread &&
+    expect threads threads.json ./threads "work" threads && browse threads threads.html threads.expect
+
+# --- 2. A hostile trace: names that would be markup, script or JSON -------
+# The function, the file and the command line hold </script>, an <img> with
+# an onerror, quotes, &, a U+2028 LINE SEPARATOR and a byte that is not UTF-8.
+evil='</script><img src=x onerror=alert(1)>'
+{
+    printf '%s\n' '#cmd ./evil %3C/script%3E%3Cscript%3Ealert(3)%3C/script%3E%FF'
+    printf '%s\n' '@ 1 </script><img%20src=x%20onerror=alert(1)> x.c 7'
+    printf '%s\n' '@ 2 q"%27%E2%80%A8&amp; y</script><script>alert(2)</script>.c 9'
+    printf '%s\n' '+ 1 0 100 100 1000' '+ 2 1 150 50 1000' '- 1 2 50 0 1000' '+ 1 3 80 30 1000'
+    printf '%s\n' 'set title "x"' 'plot "x" u 3:4 w steps'
+} > evil.trace
+"$M2M" --html=evil.html evil.trace -o evil.massif 2> evil.err
+check "hostile: converted" test -s evil.html -a ! -s evil.err
+check "hostile: '</script' only where the page's two scripts end" test "$(grep -o '</script' evil.html | wc -l)" = 2
+check "hostile: no '<img' in the file" sh -c "! grep -q '<img' evil.html"
+has "hostile: U+2028 and '&' escaped in the JSON" evil.html '\u2028\u0026amp;'
+has "hostile: a byte that is not UTF-8 read as Latin-1" evil.html '\u003c/script\u003e\u00ff"'
+node -e '
+    console.log(JSON.stringify({ name: "hostile", cmd: "./evil </script><script>alert(3)</script>\u00ff",
+        search: "img", filter: "onerror", massif: "evil.massif", hostile: process.argv[1],
+        peak_bytes: 150, peak_record: 1, records: 4, leak_bytes: 80, leak_blocks: 2,
+        sites: [ { function: process.argv[1], peak_bytes: 100, allocations: 2 },
+                 { function: "q", peak_bytes: 50, allocations: 1 } ] }));
+' "$evil" > evil.expect
+browse hostile evil.html evil.expect
+
+# --- 3. The converter's side ------------------------------------------------
+# a truncated trace says so; an empty one still gives a page
+head -n 4 evil.trace > cut.trace
+"$M2M" --html=cut.html cut.trace -o cut.massif 2> cut.err
+has "truncated: the page says so" cut.html '"truncated":true'
+browse truncated cut.html
+printf '#cmd ./nothing\nset title "x"\nplot "x" u 3:4 w steps\n' > empty.trace
+"$M2M" --html=empty.html empty.trace -o empty.massif
+has "no allocation: a page without a peak" empty.html '"peak":null'
+browse empty empty.html
+# bad input: the usual one-line error, exit 1, no page left behind
+printf '@ 1 f a.c 1\n+ 1 5 10 10 1000\n' > bad.trace
+"$M2M" --html=bad.html bad.trace -o bad.massif 2> bad.err; rc=$?
+check "bad input: exit status 1" test "$rc" = 1
+has "bad input: FILE:LINE: what is wrong" bad.err "mtrace2massif: bad.trace:2: record number 5, expected 0"
+check "bad input: no page, no temporary file" sh -c "! ls bad.html* 2>/dev/null | grep -q ."
+# several traces: one page each, named by %n or %r
+cp example.trace r.trace && cp stacks.trace r.trace-1
+"$M2M" --html=p.html r.trace r.trace-1 -o 'm.%r' > /dev/null 2> several.err; rc=$?
+check "several traces, one --html name: refused (exit 2)" test "$rc" = 2
+has "... saying why" several.err "--html's FILE must contain %r (rank) or %n (trace name)"
+"$M2M" --html='page-%r.html' r.trace r.trace-1 -o 'm.%r' > /dev/null 2>&1
+check "several traces: page-0.html and page-1.html" test -s page-0.html -a -s page-1.html
+check "... each the page of its trace" sh -c "grep -q '\"depth\":0' page-0.html && grep -q '\"depth\":8' page-1.html"
+"$M2M" --html=r.trace r.trace -o x.massif 2> over.err; rc=$?
+check "--html over the trace itself: refused" test "$rc" = 2
+# the page's script and style in the binary are those of convert/html/
+awk -f "$TOP/convert/html/embed.awk" "$TOP/convert/html/page.css" "$TOP/convert/html/page.js" > page.c
+same "convert/m2m_html_page.c is made from convert/html/ (make)" "$TOP/convert/m2m_html_page.c" page.c
+printf 'x </script> y\n' > bad.js
+check "embed.awk refuses a script holding </script" sh -c "! awk -f '$TOP/convert/html/embed.awk' bad.js > /dev/null 2>&1"
+
+# --- 4. Scale: a generated trace of 2 million records (the generator of
+# bench/mtrace2massif.sh): bounded page, sampled snapshots, opens quickly
+awk '/^cat > "\$DIR\/gen.c" <<.GEN.$/ { on = 1; next } /^GEN$/ { on = 0 } on' \
+    "$TOP/bench/mtrace2massif.sh" > gen.c
+if $CC -O2 -o gen gen.c 2>/dev/null && ./gen 2000000 > big.trace; then
+    "$M2M" --html=big.html big.trace -o big.massif
+    size=$(wc -c < big.html)
+    check "2M records: a page of $size bytes (< 10 MB)" test "$size" -lt 10000000
+    check "2M records: at most 4096 time buckets" \
+        sh -c "grep -o '\"hrec\":\[[0-9,]*\]' big.html | tr ',' '\n' | wc -l | awk '{ exit !(\$1 <= 4096) }'"
+    browse big big.html
+    ms=$(awk '/^ready_ms/ { print $2 }' big.cdp)
+    check "2M records: drawn in ${ms:-?} ms (< 2000)" test "${ms:-99999}" -lt 2000
+else
+    fail "the trace generator of bench/mtrace2massif.sh did not build"
+fi
+finish

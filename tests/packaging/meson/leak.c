@@ -1,0 +1,8 @@
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+    char *kept = strdup("kept");
+    return kept == NULL;
+}
