@@ -88,8 +88,8 @@ MSP_SRC = convert/ms_print_run.c convert/ms_print_graph.c convert/ms_print_body.
 # --html's page: its style and script (convert/html/, hand-written) as C
 # strings.  The made file is kept in the tree, so that a build without
 # awk (or the fuzz harness, which compiles convert/m2m_*.c) has it too.
-convert/m2m_html_page.c: convert/html/page.css convert/html/page.js convert/html/embed.awk
-	awk -f convert/html/embed.awk convert/html/page.css convert/html/page.js > $@.tmp && mv $@.tmp $@
+convert/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/embed.awk
+	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js > $@.tmp && mv $@.tmp $@
 mtrace2massif: convert/mtrace2massif.c $(M2M_SRC) convert/m2m.h convert/tool.c convert/tool.h
 	$(TOOL_CC) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS)
 ms_print: convert/ms_print.c $(MSP_SRC) convert/ms_print_lib.h convert/ms_print_pnum.h convert/tool.c convert/tool.h

@@ -125,7 +125,7 @@ int write_page(const char *name, const struct run *base, const struct run *new,
                const char *const files[2]);
 /* diff_html_page.c (made from convert/html/diff.css and diff.js), and
  * m2m_html_page.c's style, which the page shares with mtrace2massif's. */
-extern const char m2m_diff_css[], m2m_diff_js[], m2m_page_css[];
+extern const char m2m_diff_css[], m2m_diff_js[], m2m_page_css[], m2m_common_js[];
 
 /* The JSON reader (diff_json.c): a stream over fd, the line counted in
  * e->line (from 1). */

@@ -27,47 +27,10 @@
 
 #include "diff.h"
 
-/* The length of the well-formed UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        len = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
-
 /* s as a JSON string that stays inert inside a <script> element. */
-static void jstr(FILE *f, const char *str)
+static void jstr(FILE *f, const char *s)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str);
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        size_t k = c >= 0x80 ? utf8_seq(s + i, n - i) : 1;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&' || k == 0)
-            fprintf(f, "\\u%04x", c);           /* k == 0: not UTF-8, Latin-1 */
-        else if (k == 3 && c == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] == 0xA8 || s[i + 2] == 0xA9))
-            fprintf(f, "\\u%04x", 0x2000u + s[i + 2] - 0x80u);
-        else
-            fwrite(s + i, 1, k, f);
-        i += k ? k : 1;
-    }
-    fputc('"', f);
+    tool_json_str(f, s, strlen(s));
 }
 
 static void jnum(FILE *f, const char *sep, uint64_t v)
@@ -205,47 +168,24 @@ static int put_page(FILE *f, const struct run *base, const struct run *new,
     if (put_rows(f, base, new) != 0)
         return -1;
     fputs("}</script>\n<script>\n", f);
+    fputs(m2m_common_js, f);            /* the helpers diff.js uses, then it */
     fputs(m2m_diff_js, f);
     fputs("</script>\n</body></html>\n", f);
     return 0;
 }
 
+/* put_page's arguments, for tool_write_file. */
+struct page_args { const struct run *base, *new; const char *const *files; };
+
+static int put_page_args(FILE *f, void *arg)
+{
+    const struct page_args *a = arg;
+    return put_page(f, a->base, a->new, a->files);
+}
+
 int write_page(const char *name, const struct run *base, const struct run *new,
                const char *const files[2])
 {
-    struct stat st;
-    int in_place = stat(name, &st) == 0 && !S_ISREG(st.st_mode), rc = 0;
-    size_t n = strlen(name) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fputs("mtrace-diff: out of memory\n", stderr);
-        return 2;
-    }
-    snprintf(tmp, n, "%s.tmp%ld", name, (long)getpid());
-    FILE *f = fopen(in_place ? name : tmp, "w");
-    if (!f) {
-        fprintf(stderr, "mtrace-diff: %s: %s\n", name, strerror(errno));
-        free(tmp);
-        return 2;
-    }
-    if (put_page(f, base, new, files) != 0) {
-        fprintf(stderr, "mtrace-diff: %s: out of memory\n", name);
-        rc = 2;
-    }
-    if (!rc && (fflush(f) != 0 || ferror(f))) {
-        fprintf(stderr, "mtrace-diff: %s: write error: %s\n", name, strerror(errno));
-        rc = 2;
-    }
-    if (fclose(f) != 0 && !rc) {
-        fprintf(stderr, "mtrace-diff: %s: write error: %s\n", name, strerror(errno));
-        rc = 2;
-    }
-    if (!in_place && !rc && rename(tmp, name) != 0) {
-        fprintf(stderr, "mtrace-diff: %s: %s\n", name, strerror(errno));
-        rc = 2;
-    }
-    if (!in_place && rc)
-        remove(tmp);
-    free(tmp);
-    return rc;
+    struct page_args a = { base, new, files };
+    return tool_write_file("mtrace-diff", name, put_page_args, &a) ? 2 : 0;
 }

@@ -408,6 +408,6 @@ int write_html(struct conv *c, const char *trace);
 /* ... returns 0, or 1 after a message (nothing is left behind then). */
 
 /* m2m_html_page.c (made from convert/html/page.css and page.js). */
-extern const char m2m_page_css[], m2m_page_js[];
+extern const char m2m_page_css[], m2m_common_js[], m2m_page_js[];
 
 #endif

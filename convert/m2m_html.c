@@ -21,49 +21,10 @@
 
 #include "m2m.h"
 
-/* The length of the UTF-8 character at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char a = s[0];
-    size_t len = a >= 0xF0 ? 4 : a >= 0xE0 ? 3 : 2;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (a < 0xC2 || a > 0xF4 || n < len)
-        return 0;
-    if (a == 0xE0) lo = 0xA0;
-    if (a == 0xED) hi = 0x9F;
-    if (a == 0xF0) lo = 0x90;
-    if (a == 0xF4) hi = 0x8F;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
-}
-
 /* s[0..n) as a JSON string that is inert inside a <script> element. */
-static void json_str(FILE *f, const char *str, size_t n)
+static void json_str(FILE *f, const char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char ch = s[i];
-        size_t k;
-        if (ch == '"' || ch == '\\') {
-            fputc('\\', f), fputc(ch, f), i++;
-        } else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&') {
-            fprintf(f, "\\u%04x", ch), i++;
-        } else if (ch < 0x80) {
-            fputc(ch, f), i++;
-        } else if ((k = utf8_len(s + i, n - i)) == 0) {
-            fprintf(f, "\\u%04x", ch), i++;     /* not UTF-8: Latin-1 */
-        } else if (k == 3 && ch == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] | 1) == 0xA9) {
-            fprintf(f, "\\u%04x", 0x2028 + (s[i + 2] & 1)), i += 3;
-        } else {
-            fwrite(s + i, 1, k, f), i += k;
-        }
-    }
-    fputc('"', f);
+    tool_json_str(f, s, n);
 }
 
 /* A Massif label's text (%XX escapes) decoded, as a JSON string. */
@@ -247,48 +208,26 @@ static void put_page(struct conv *c, FILE *f, const char *trace)
     put_buckets(c, f);
     put_snapshots(c, f);
     fputs("}</script>\n<script>\n", f);
+    fputs(m2m_common_js, f);            /* the helpers page.js uses, then it */
     fputs(m2m_page_js, f);
     fputs("</script>\n</body></html>\n", f);
 }
 
-/* Is 'name' something other than a regular file (/dev/null, a FIFO)?
- * Then it is written in place, never renamed over nor removed. */
-static int special(const char *name)
+/* put_page's arguments, for tool_write_file. */
+struct page_args { struct conv *c; const char *trace; };
+
+static int put_page_args(FILE *f, void *arg)
 {
-    struct stat st;
-    return stat(name, &st) == 0 && !S_ISREG(st.st_mode);
+    struct page_args *a = arg;
+    html_final(a->c);
+    put_page(a->c, f, a->trace);
+    return 0;
 }
 
 /* Write the page to c->o.html.  Returns 0, or 1 after a message (and
  * nothing left behind). */
 int write_html(struct conv *c, const char *trace)
 {
-    const char *name = c->o.html;
-    int in_place = special(name), rc = 0;
-    char *tmp = tool_realloc(&c->e, NULL, strlen(name) + 32);
-    sprintf(tmp, "%s.tmp%ld", name, (long)getpid());
-    FILE *f = fopen(in_place ? name : tmp, "w");
-    if (!f) {
-        fprintf(stderr, "mtrace2massif: %s: %s\n", name, strerror(errno));
-        free(tmp);
-        return 1;
-    }
-    html_final(c);
-    put_page(c, f, trace);
-    if (fflush(f) != 0 || ferror(f)) {
-        fprintf(stderr, "mtrace2massif: %s: write error: %s\n", name, strerror(errno));
-        rc = 1;
-    }
-    if (fclose(f) != 0 && !rc) {
-        fprintf(stderr, "mtrace2massif: %s: write error: %s\n", name, strerror(errno));
-        rc = 1;
-    }
-    if (!in_place && !rc && rename(tmp, name) != 0) {
-        fprintf(stderr, "mtrace2massif: %s: %s\n", name, strerror(errno));
-        rc = 1;
-    }
-    if (!in_place && rc)
-        remove(tmp);
-    free(tmp);
-    return rc;
+    struct page_args a = { c, trace };
+    return tool_write_file("mtrace2massif", c->o.html, put_page_args, &a) ? 1 : 0;
 }

@@ -106,7 +106,7 @@ static int read_args(int argc, char **argv, struct cmdline *cl)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--version")) {
-            puts("mtrace-diff " DIFF_VERSION " (mtrace, " MTRACE_LICENCE ")");
+            tool_version("mtrace-diff");
             return 0;
         } else if (!strncmp(a, "--fail-on-increase=", 19)) {
             cl->pct = a + 19;

@@ -224,7 +224,7 @@ static int read_args(int argc, char **argv, struct cmdline *cl)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--version")) {
-            puts("mtrace2massif " M2M_VERSION " (mtrace, " MTRACE_LICENCE ")");
+            tool_version("mtrace2massif");
             return 0;
         } else if (!strcmp(a, "-o")) {
             if (++i == argc)

@@ -4,11 +4,14 @@
  * Calls nothing of either tool: every file of both may call it. */
 #include "tool.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* Traces and Massif files pass 2 GiB: on a 32-bit system the tools must be
  * built with -D_FILE_OFFSET_BITS=64 (the Makefile does), or their seeks
@@ -121,4 +124,89 @@ void gp_quote(FILE *f, const char *s)
         fwrite(b, 1, tool_escape(b, s, 1, ""), f);
     }
     fputc('\'', f);
+}
+
+/* The length of the well-formed UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+void tool_json_str(FILE *f, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    fputc('"', f);
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t k = c >= 0x80 ? utf8_seq(s + i, n - i) : 1;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&' || k == 0)
+            fprintf(f, "\\u%04x", c);           /* k == 0: not UTF-8, Latin-1 */
+        else if (k == 3 && c == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] == 0xA8 || s[i + 2] == 0xA9))
+            fprintf(f, "\\u%04x", 0x2000u + s[i + 2] - 0x80u);
+        else
+            fwrite(s + i, 1, k, f);
+        i += k ? k : 1;
+    }
+    fputc('"', f);
+}
+
+int tool_write_file(const char *prog, const char *name, int (*put)(FILE *f, void *arg), void *arg)
+{
+    struct stat st;
+    int in_place = stat(name, &st) == 0 && !S_ISREG(st.st_mode), rc = 0;
+    size_t n = strlen(name) + 32;
+    char *tmp = malloc(n);
+    FILE *f;
+    if (!tmp) {
+        fprintf(stderr, "%s: %s: out of memory\n", prog, name);
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp%ld", name, (long)getpid());
+    if (!(f = fopen(in_place ? name : tmp, "w"))) {
+        fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    if (put(f, arg) != 0) {
+        fprintf(stderr, "%s: %s: out of memory\n", prog, name);
+        rc = -1;
+    }
+    if (!rc && (fflush(f) != 0 || ferror(f))) {
+        fprintf(stderr, "%s: %s: write error: %s\n", prog, name, strerror(errno));
+        rc = -1;
+    }
+    if (fclose(f) != 0 && !rc) {
+        fprintf(stderr, "%s: %s: write error: %s\n", prog, name, strerror(errno));
+        rc = -1;
+    }
+    if (!in_place && !rc && rename(tmp, name) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+        rc = -1;
+    }
+    if (!in_place && rc)
+        remove(tmp);
+    free(tmp);
+    return rc;
+}
+
+void tool_version(const char *prog)
+{
+    printf("%s %s (mtrace, %s)\n", prog, MTRACE_TOOLS_VERSION, MTRACE_LICENCE);
 }

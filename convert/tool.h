@@ -83,4 +83,20 @@ void tool_shown(char *dst, size_t cap, const char *s, size_t n);
  * control characters and 0x7f as %XX so the string stays on its line. */
 void gp_quote(FILE *f, const char *s);
 
+/* s[0..n) as a JSON string that stays inert inside an HTML <script>
+ * element: '"' and '\\' escaped, control characters, '<', '>', '&',
+ * U+2028 and U+2029 as \\uXXXX (so "</script>" cannot end the element),
+ * and a byte that is not part of well-formed UTF-8 read as Latin-1. */
+void tool_json_str(FILE *f, const char *s, size_t n);
+
+/* --version: "PROG 1.0 (mtrace, MIT licence)" on standard output. */
+void tool_version(const char *prog);
+
+/* Writes the file `name` with put(f, arg) (0, or -1 for out of memory):
+ * under a temporary name renamed over it at the end, so that a failure
+ * leaves nothing behind; something other than a regular file (/dev/null,
+ * a FIFO) is written in place.  Returns 0, or -1 after one message
+ * "PROG: NAME: why" on stderr. */
+int tool_write_file(const char *prog, const char *name, int (*put)(FILE *f, void *arg), void *arg);
+
 #endif

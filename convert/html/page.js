@@ -12,32 +12,6 @@
   const D = JSON.parse(document.getElementById('mtrace-data').textContent);
 
   /* ---- helpers -------------------------------------------------------- */
-  function el(tag, props, ...kids) {
-    const e = document.createElement(tag);
-    for (const k in props || {}) {
-      if (k === 'class') e.className = props[k];
-      else if (k === 'text') e.textContent = props[k];
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), props[k]);
-      else e.setAttribute(k, props[k]);
-    }
-    for (const k of kids) if (k !== null && k !== undefined) e.append(k);
-    return e;
-  }
-  const SVGNS = 'http://www.w3.org/2000/svg';
-  function sv(tag, attrs, text) {
-    const e = document.createElementNS(SVGNS, tag);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function fmt(n) { return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
-  function human(n) {
-    const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-    let k = 0;
-    while (k < 5 && Math.abs(n) >= 1024) { n /= 1024; k++; }
-    return (k ? n.toFixed(n < 10 ? 2 : 1) : String(Math.round(n))) + ' ' + u[k];
-  }
-  function bytes(n) { return fmt(n) + ' B' + (n >= 1024 ? ' (' + human(n) + ')' : ''); }
   function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '-'; }
   function hue(s) {
     let h = 2166136261;
@@ -50,17 +24,6 @@
   }
   const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948',
                    '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6'];
-  const tip = el('div', { class: 'tip' });
-  function showTip(ev, text) {
-    tip.textContent = text;
-    tip.style.display = 'block';
-    const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 6);
-    const y = ev.clientY + 16 + tip.offsetHeight > window.innerHeight
-      ? ev.clientY - tip.offsetHeight - 8 : ev.clientY + 16;
-    tip.style.left = Math.max(0, x) + 'px';
-    tip.style.top = Math.max(0, y) + 'px';
-  }
-  function hideTip() { tip.style.display = 'none'; }
 
   /* ---- the allocation tree and the contexts ------------------------- */
   const NN = D.nodes.length / 3, NC = D.ctx.length / 9;
@@ -180,16 +143,6 @@
   const legend = el('div', { class: 'legend' });
 
   function topAt(k, j) { return D.topv[k * NT + j]; }
-  function niceStep(max, n) {
-    const raw = max / n, p = Math.pow(10, Math.floor(Math.log10(raw || 1)));
-    for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
-    return 10 * p;
-  }
-  function niceStepBytes(max, n) {
-    let u = 1;
-    while (max / u >= 1024 * n) u *= 1024;
-    return niceStep(max / u, n) * u;
-  }
 
   function drawTime() {
     const { W, H, L, R, T, Bm } = TG;
