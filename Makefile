@@ -98,7 +98,7 @@ ms_print: convert/ms_print.c $(MSP_SRC) convert/ms_print_lib.h convert/ms_print_
 # (m2m_parse.c, m2m_stack.c, m2m_sym.c) driving its own heap model.
 # --html's page: its script and style (convert/html/diff.*) made as
 # m2m_html_page.c is, with mtrace2massif's style (m2m_html_page.c) too.
-DIFF_SRC = convert/diff_input.c convert/diff_json.c convert/diff_report.c convert/diff_trace.c \
+DIFF_SRC = convert/diff_input.c convert/diff_run.c convert/diff_json.c convert/diff_report.c convert/diff_trace.c \
 	convert/diff_table.c convert/diff_html.c convert/diff_html_page.c convert/m2m_html_page.c \
 	convert/m2m_parse.c convert/m2m_stack.c convert/m2m_sym.c
 convert/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/html/embed.awk

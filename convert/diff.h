@@ -4,6 +4,7 @@
  *
  *   mtrace-diff.c   the command line (a thin main)
  *   diff_input.c    a file opened, checked, recognised (JSON or trace)
+ *   diff_run.c      a run's sites: added, sorted and merged, freed
  *   diff_json.c     a small bounded JSON reader (no recursion past JSON_DEPTH)
  *   diff_report.c   an MTRACE_REPORT file (doc/report-json.md) into a run
  *   diff_trace.c    a trace into a run: mtrace2massif's parser (m2m_parse.c)
@@ -86,7 +87,8 @@ struct run {
 int open_input(struct tool_err *e, const char *name, int *kind);
 /* Read the run of the open input: the report or the trace. */
 void read_run(struct tool_err *e, int fd, int kind, struct run *r);
-/* A new site at the end of r's (zeroed, names NULL). */
+
+/* diff_run.c: a new site at the end of r's (zeroed, names NULL). */
 struct dsite *run_add(struct tool_err *e, struct run *r);
 /* Sort r's sites by (function, file, line), merging the equal ones. */
 void run_finish(struct run *r);

@@ -6,7 +6,7 @@
  * live bytes unless suppressed, less those still reachable: what the leak
  * report calls leaked).  Members it does not know are skipped, so later
  * versions read as far as they agree.
- * Calls: diff_json.c, diff_input.c (run_add), tool.c. */
+ * Calls: diff_json.c, diff_run.c (run_add), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * vanished sites marked, unchanged sites counted (the rows are the
  * page's too: diff_html.c); and the gate of
  * --fail-on-increase, in exact integer arithmetic.
- * Calls: diff_input.c (site_cmp), tool.c. */
+ * Calls: diff_run.c (site_cmp), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>

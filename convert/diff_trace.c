@@ -21,7 +21,7 @@
  * Defines the heap model's functions of m2m.h (ev_alloc, ev_free,
  * ev_realloc, flush_pending, ctx_live): never linked with m2m_heap.c.
  * Calls: m2m_parse.c (run_pass), m2m_stack.c (free_stacks, make_contexts),
- * diff_input.c (run_add), tool.c. */
+ * diff_run.c (run_add), tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>

@@ -13,8 +13,8 @@
  * bad usage or bad input, with one line "mtrace-diff: FILE:LINE: what is wrong".  doc/mtrace-diff.md.
  *
  * This file: the command line, and nothing else (a thin main); diff.h
- * lists the other parts.  Calls: diff_input.c, diff_table.c, diff_html.c,
- * tool.c.
+ * lists the other parts.  Calls: diff_input.c, diff_run.c (run_free),
+ * diff_table.c, diff_html.c, tool.c.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
