@@ -14,8 +14,19 @@
      spin     a lock whose waiters only spin
      yield    a lock whose waiters spin and yield the core every other turn
               (mtrace's lock)
+     spinyield a lock whose waiters spin with pause up to 256 turns (about
+              the time the holder keeps it for a call or two), then yield
 
-   usage: floor THREADS MODE [CALLS]    prints wall and CPU ns per call */
+   in one of three shapes of program:
+
+     own      each thread churns its own pool of 64 blocks (the default)
+     pools    each thread churns a pool of 2,500 blocks; the pools change
+              hands between 8 long rounds (issue 29's first shape)
+     handoff  threads in pairs: one allocates blocks into a ring, the other
+              frees them (issue 29's second: every free is of the other
+              thread's block); one thread alone fills and empties the ring
+
+   usage: floor THREADS MODE [CALLS [SHAPE]]    prints wall and CPU ns per call */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,12 +41,13 @@ static int lock __attribute__((aligned(64)));
 static const char *mode;
 static long calls = 4000000;
 
+/* yield: 0 spin only, 1 yield every other turn, 2 yield after 256 turns */
 static void take(int yield)
 {
     int spins = 0;
     while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&lock, __ATOMIC_RELAXED))
-            if (yield && ++spins % 2 == 0)
+            if ((yield == 1 && ++spins % 2 == 0) || (yield == 2 && ++spins > 256))
                 sched_yield();
             else
                 __builtin_ia32_pause();
@@ -71,6 +83,20 @@ static void count_atomic(long size)
     __atomic_add_fetch(&site.calls, 1, __ATOMIC_RELAXED);
 }
 
+/* One call's figures, the way MODE keeps them; mine: the thread's own. */
+static void count(struct figures *mine, long change)
+{
+    if (!strcmp(mode, "private")) {
+        mine->live += change;
+        if (mine->live > mine->peak)
+            mine->peak = mine->live;
+        mine->calls++;
+    } else if (!strcmp(mode, "atomic"))
+        count_atomic(change);
+    else
+        count_locked(change, !strcmp(mode, "yield") ? 1 : !strcmp(mode, "spinyield") ? 2 : 0);
+}
+
 static void *churn(void *arg)
 {
     struct figures mine = { 0, 0, 0 };
@@ -84,19 +110,107 @@ static void *churn(void *arg)
         free(live[k]);
         live[k] = malloc((size_t)size);
         sizes[k] = size;
-        if (!strcmp(mode, "private")) {
-            mine.live += change;
-            if (mine.live > mine.peak)
-                mine.peak = mine.live;
-            mine.calls++;
-        } else if (!strcmp(mode, "atomic"))
-            count_atomic(change);
-        else
-            count_locked(change, !strcmp(mode, "yield"));
+        count(&mine, change);
     }
     for (i = 0; i < 64; i++)
         free(live[i]);
     return (void *)mine.calls;
+}
+
+/* ---- issue 29's shapes ---- */
+#define POOL 2500
+#define ROUNDS 8
+#define BATCH 64
+#define RING 64
+static long nthreads;
+static void *pool[64][POOL];
+static long pool_size[64][POOL];
+static pthread_barrier_t round_end;
+
+/* pools: CALLS malloc/free pairs a thread, ROUNDS rounds; in round r
+   thread t churns pool (t + r) % THREADS. */
+static void *pools(void *arg)
+{
+    struct figures mine = { 0, 0, 0 };
+    long me = (long)arg, r, i, k;
+    unsigned long seed = (unsigned long)me + 1;
+    for (r = 0; r < ROUNDS; r++) {
+        void **live = pool[(me + r) % nthreads];
+        long *sizes = pool_size[(me + r) % nthreads];
+        for (i = 0; i < calls / ROUNDS; i++) {
+            long size, change;
+            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+            k = (long)((seed >> 33) % POOL);
+            size = (long)(seed >> 56) + 1;
+            change = size - sizes[k];
+            free(live[k]);
+            live[k] = malloc((size_t)size);
+            sizes[k] = size;
+            count(&mine, change);
+        }
+        pthread_barrier_wait(&round_end);
+    }
+    return 0;
+}
+
+struct slot { void *p[BATCH]; long n[BATCH]; int full; } __attribute__((aligned(64)));
+static struct slot ring[32][RING];
+
+static void wait_turn(int *spins)
+{
+    if (++*spins % 1024 == 0)
+        sched_yield();
+    else
+        __builtin_ia32_pause();
+}
+
+/* handoff: batch i of pair g's ring, made (producer) or freed (consumer). */
+static void produce(struct figures *mine, struct slot *s, unsigned long *seed)
+{
+    int k, spins = 0;
+    while (__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
+        wait_turn(&spins);
+    for (k = 0; k < BATCH; k++) {
+        *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+        s->n[k] = (long)(*seed >> 56) + 1;
+        s->p[k] = malloc((size_t)s->n[k]);
+        count(mine, s->n[k]);
+    }
+    __atomic_store_n(&s->full, 1, __ATOMIC_RELEASE);
+}
+
+static void consume(struct figures *mine, struct slot *s)
+{
+    int k, spins = 0;
+    while (!__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
+        wait_turn(&spins);
+    for (k = 0; k < BATCH; k++) {
+        free(s->p[k]);
+        count(mine, -s->n[k]);
+    }
+    __atomic_store_n(&s->full, 0, __ATOMIC_RELEASE);
+}
+
+/* Thread t of a pair: even ones produce, odd ones consume; CALLS / 2
+   blocks go through each pair (a thread makes CALLS / 2 calls), and one
+   thread alone makes and frees them all (CALLS calls). */
+static void *handoff(void *arg)
+{
+    struct figures mine = { 0, 0, 0 };
+    long me = (long)arg, i, batches = calls / 2 / BATCH;
+    unsigned long seed = (unsigned long)me / 2 + 1;
+    struct slot *g = ring[me / 2];
+    for (i = 0; i < batches + (nthreads == 1 ? RING : 0); i++)
+        if (nthreads == 1) {
+            if (i >= RING)
+                consume(&mine, &g[(i - RING) % RING]);
+            if (i < batches)
+                produce(&mine, &g[i % RING], &seed);
+        } else if (me % 2 == 0)
+            produce(&mine, &g[i % RING], &seed);
+        else
+            consume(&mine, &g[i % RING]);
+    return 0;
 }
 
 static double ns(const struct timespec *a, const struct timespec *b)
@@ -109,24 +223,30 @@ int main(int argc, char **argv)
     struct timespec w0, w1, c0, c1;
     pthread_t t[64];
     long n, i;
+    const char *shape = argc > 4 ? argv[4] : "own";
+    void *(*run)(void *) = !strcmp(shape, "pools") ? pools : !strcmp(shape, "handoff") ? handoff : churn;
     if (argc < 3 || (n = atol(argv[1])) < 1 || n > 64
         || (strcmp(argv[2], "private") && strcmp(argv[2], "atomic") && strcmp(argv[2], "spin")
-            && strcmp(argv[2], "yield"))) {
-        fprintf(stderr, "usage: floor THREADS(1-64) private|atomic|spin|yield [CALLS]\n");
+            && strcmp(argv[2], "yield") && strcmp(argv[2], "spinyield"))
+        || (strcmp(shape, "own") && run == churn) || (run == handoff && n > 1 && n % 2)) {
+        fprintf(stderr, "usage: floor THREADS(1-64; handoff: 1 or even) private|atomic|spin|yield|spinyield"
+                " [CALLS [own|pools|handoff]]\n");
         return 2;
     }
     mode = argv[2];
+    nthreads = n;
     if (argc > 3)
         calls = atol(argv[3]);
+    pthread_barrier_init(&round_end, 0, (unsigned)n);
     clock_gettime(CLOCK_MONOTONIC, &w0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     for (i = 0; i < n; i++)
-        pthread_create(&t[i], 0, churn, (void *)(i + 1));
+        pthread_create(&t[i], 0, run, run == churn ? (void *)(i + 1) : (void *)i);
     for (i = 0; i < n; i++)
         pthread_join(t[i], 0);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     /* per call of one thread: wall time, and CPU time summed over threads */
-    printf("%ld %s %.1f %.1f\n", n, mode, ns(&w0, &w1) / (double)calls, ns(&c0, &c1) / (double)calls / (double)n);
+    printf("%ld %s %.1f %.1f %s\n", n, mode, ns(&w0, &w1) / (double)calls, ns(&c0, &c1) / (double)calls / (double)n, shape);
     return 0;
 }

@@ -4,7 +4,9 @@
 # BENCH_RUNS rounds (default 5), medians:
 #  1. bench/floor.c: what ordering the figures of every call costs when
 #     threads allocate at once, apart from the tracer: each mode with 1, 2
-#     and 4 threads, ns per call of one thread, wall and CPU;
+#     and 4 threads, ns per call of one thread, wall and CPU; then in
+#     issue 29's two threaded shapes (pools changing hands, a producer
+#     and a consumer), 1 and 2 threads;
 #  2. level 1: what writing the trace's bytes costs apart from making
 #     them: churn and a JSON workload at levels 0, 2 and 1 (libmtrace.so
 #     of this tree), and the same trace copied by dd in 512 KiB writes (the
@@ -26,7 +28,7 @@ echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $runs round
 echo
 echo "| figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns | 4 threads wall / CPU ns |"
 echo "|---|---|---|---|"
-for mode in private atomic spin yield; do
+for mode in private atomic spin yield spinyield; do
     row="| $mode"
     for n in 1 2 4; do
         for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" || exit 1; done > "$W/out"
@@ -39,6 +41,28 @@ echo "wall: ns per call of one thread (each thread makes the same number of call
 echo "CPU: CPU time of all threads / all calls. private: per-thread figures, no order"
 echo "(the unreachable ideal); atomic: atomic adds and CAS peaks on shared lines;"
 echo "spin: a lock whose waiters spin; yield: mtrace's lock (spin, yield every other turn)."
+echo "spinyield: a lock whose waiters spin up to 256 pauses, then yield."
+
+# --- 1b. The same, in issue 29's two threaded shapes (bench/shapes.c's
+# shapes at floor.c's cost): pools of 2,500 blocks changing hands between 8
+# long rounds, and a producer whose blocks a consumer frees.
+echo
+echo "The same in issue 29's shapes (ns per call; pools: each thread makes the calls,"
+echo "handoff: the calls are shared by the pair, so 2 threads do the work of 1)"
+echo
+echo "| shape | figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns | 2T / 1T wall |"
+echo "|---|---|---|---|---|"
+for shape in pools handoff; do
+    for mode in private yield spinyield; do
+        row="| $shape | $mode"
+        for n in 1 2; do
+            for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" 4000000 "$shape" || exit 1; done > "$W/out"
+            w[$n]=$(median "$W/out" 3)
+            row="$row | ${w[$n]} / $(median "$W/out" 4)"
+        done
+        echo "$row | $(ratio "${w[2]}" "${w[1]}")× |"
+    done
+done
 
 # --- 2. Level 1: the writing
 # ms: wall milliseconds of a command, its output thrown away.

@@ -25,6 +25,10 @@ strtab|strtab|100000 2|10000 2|hash table of strdup'ed words
 threads-1|threads|1 1000000|1 100000|churn in 1 thread
 threads-2|threads|2 1000000|2 100000|churn in 2 threads (2 cores)
 threads-4|threads|4 1000000|4 100000|churn in 4 threads (2 cores)
+pools-1|shapes|pools 1 1000000|pools 1 100000|2 pools of 2,500 blocks churned in 8 long rounds, 1 thread
+pools-2|shapes|pools 2 1000000|pools 2 100000|the same in 2 threads, the pools changing hands between rounds
+handoff-1|shapes|handoff 1 1000000|handoff 1 100000|a ring of blocks filled and emptied by turns, 1 thread
+handoff-2|shapes|handoff 2 1000000|handoff 2 100000|a producer allocates, a consumer frees (every free the other thread's)
 sites|sites|2000000|200000|churn over SITES distinct call sites
 json-records|json|records 2|records 1|JSON: API records
 json-config|json|config 8|config 1|JSON: many small documents
@@ -49,6 +53,10 @@ strtab|strtab|300000 2|75000 2|hash table of strdup'ed words
 threads-1|threads|1 4000000|1 1000000|churn in 1 thread
 threads-2|threads|2 4000000|2 1000000|churn in 2 threads (2 cores)
 threads-4|threads|4 4000000|4 1000000|churn in 4 threads (2 cores)
+pools-1|shapes|pools 1 12000000|pools 1 2000000|2 pools of 2,500 blocks churned in 8 long rounds, 1 thread
+pools-2|shapes|pools 2 12000000|pools 2 2000000|the same in 2 threads, the pools changing hands between rounds
+handoff-1|shapes|handoff 1 12000000|handoff 1 2000000|a ring of blocks filled and emptied by turns, 1 thread
+handoff-2|shapes|handoff 2 12000000|handoff 2 2000000|a producer allocates, a consumer frees (every free the other thread's)
 sites|sites|6000000|1500000|churn over SITES distinct call sites
 json-records|json|records 10|records 3|JSON: API records
 json-config|json|config 40|config 10|JSON: many small documents
