@@ -47,7 +47,10 @@ static void mtrace_caller_fill(struct mtrace_caller *c, uintptr_t ret)
     c->site.file = c->name;
     c->site.line = 0;
     mtrace_segs_on();
-    mtrace_seg_of(ret);
+    if (mt.caller_frames)       /* the user says its module keeps frame pointers */
+        mtrace_seg_learn(ret, 1);
+    else
+        mtrace_seg_of(ret);
     __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
 }
 

@@ -196,6 +196,8 @@ struct mtrace_state {
     unsigned nsegs;
     char *exe;                  /* the program's path, for its "#map" */
     const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
+    int caller_frames;          /* MTRACE_FRAME_POINTERS=1: the modules of calls no macro
+                                   announced keep frame pointers (callers.c) */
     struct mtrace_caller *callers;  /* sites by return address (callers.c) */
     struct mtrace_sym *syms;    /* names of code addresses, for a report */
     unsigned nsyms;

@@ -337,5 +337,10 @@ static void mtrace_read_depth(void)
     mt.depth = (int)n;
     if ((v = mtrace_getenv("MTRACE_ALLOC_FN")) && *v)
         mt.alloc_fns = mtrace_keep_name(v);     /* the environment may change */
+    if ((v = mtrace_getenv("MTRACE_FRAME_POINTERS")) && *v && !(mt.caller_frames = !strcmp(v, "1"))) {
+        snprintf(msg, sizeof msg, "*** MTRACE: warning: MTRACE_FRAME_POINTERS=%.100s is not 1: the callers of "
+                 "calls no macro announced are followed only where a macro site showed frame pointers\n", v);
+        mtrace_say(msg);
+    }
 }
 

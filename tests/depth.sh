@@ -258,4 +258,45 @@ if command -v addr2line > /dev/null; then
     same "MTRACE_ALLOC_FN: two sites charged to one place and stack, one record" tw.expected tw.got
 fi
 
+# --- a program built wholly with MTRACE_NO_MACROS (Redis so built): the
+#     first caller always; the next ones with MTRACE_FRAME_POINTERS=1, the
+#     user's word that its modules keep frame pointers
+cat > nomac.c <<'EOT'
+#include <stdlib.h>
+void *keep;
+static __attribute__((noinline)) void *inner(size_t n)
+{
+    void *p = malloc(n);                /* CALL */
+    __asm__ __volatile__("" ::: "memory");
+    return p;
+}
+static __attribute__((noinline)) void *middle(size_t n)
+{
+    void *p = inner(n);                 /* INNER */
+    __asm__ __volatile__("" ::: "memory");
+    return p;
+}
+int main(void)
+{
+    keep = middle(100);                 /* MIDDLE */
+    keep = 0;
+    return 0;
+}
+EOT
+if command -v addr2line > /dev/null; then
+    build nomac -DMTRACE_NO_MACROS
+    l() { grep -n "$1" nomac.c | cut -d: -f1; }
+    MTRACE_DEPTH=8 MTRACE=nm1.trace ./nomac 2> nm1.err
+    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here\nnomac.c:%d: note: called from middle\n' \
+        "$(l CALL)" "$(l INNER)" > nm1.expected
+    grep -E 'error:|note:' nm1.err > nm1.got
+    same "all MTRACE_NO_MACROS, MTRACE_DEPTH=8: the first caller, none guessed beyond" nm1.expected nm1.got
+    MTRACE_DEPTH=8 MTRACE_FRAME_POINTERS=1 MTRACE=nm2.trace ./nomac 2> nm2.err
+    printf 'nomac.c:%d: note: called from main\n' "$(l MIDDLE)" >> nm1.expected
+    grep -E 'error:|note:' nm2.err > nm2.got
+    same "... with MTRACE_FRAME_POINTERS=1: up to main" nm1.expected nm2.got
+    MTRACE_DEPTH=8 MTRACE_FRAME_POINTERS=yes MTRACE=nm3.trace ./nomac 2> nm3.err
+    has "MTRACE_FRAME_POINTERS=yes: one warning" nm3.err "MTRACE_FRAME_POINTERS=yes is not 1"
+fi
+
 finish
