@@ -150,7 +150,6 @@ void ctx_live(const struct conv *c, uint64_t id, uint64_t sid, uint64_t *live, u
 static void add(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
 {
     struct dconv *d = (struct dconv *)c;
-    struct site *s = &c->sites[id - 1];
     if (d->cap < c->nsites) {
         size_t n = c->cap_sites;
         d->calls = tool_realloc(&c->e, d->calls, n * sizeof *d->calls);
@@ -162,18 +161,7 @@ static void add(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
     remember(d, id, sid);
     d->calls[id - 1]++;
     d->asked[id - 1] = add_chk(c, d->asked[id - 1], size);
-    s->live += size;
-    s->blocks++;
-    s->seen = 1;
-    if (s->live > s->peak)
-        s->peak = s->live;
-    if (sid) {
-        c->s.st[sid - 1].live += size;
-        c->s.st[sid - 1].blocks++;
-    } else {
-        s->live0 += size;
-        s->blocks0++;
-    }
+    ctx_count(c, id, sid, size, 1);
     c->p.heap += size;
     if (c->p.heap > c->p.max_heap) {
         c->p.max_heap = c->p.heap;
@@ -185,17 +173,8 @@ static void add(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
  * it was there). */
 static void sub(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
 {
-    struct site *s = &c->sites[id - 1];
     remember((struct dconv *)c, id, sid);
-    s->live -= size;
-    s->blocks--;
-    if (sid) {
-        c->s.st[sid - 1].live -= size;
-        c->s.st[sid - 1].blocks--;
-    } else {
-        s->live0 -= size;
-        s->blocks0--;
-    }
+    ctx_count(c, id, sid, size, -1);
     c->p.heap -= size;
 }
 

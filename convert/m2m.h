@@ -243,6 +243,24 @@ struct conv {
     int truncated;              /* no tail or last line cut: the run's summary says so */
 };
 
+/* A block of `size` bytes comes to (or, sign -1, leaves) context (id, sid):
+ * the live figures of its site and of its stack (SID 0: the site alone).
+ * The heap model (m2m_heap.c) and mtrace-diff's (diff_trace.c) both count
+ * so; the peak is the caller's. */
+static inline void ctx_count(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, int sign)
+{
+    struct site *s = &c->sites[id - 1];
+    uint64_t *live = sid ? &c->s.st[sid - 1].live : &s->live0;
+    uint64_t *blocks = sid ? &c->s.st[sid - 1].blocks : &s->blocks0;
+    if (sign > 0) {
+        s->live += size, s->blocks++, *live += size, ++*blocks;
+        s->seen = 1;
+        if (s->live > s->peak)
+            s->peak = s->live;
+    } else
+        s->live -= size, s->blocks--, *live -= size, --*blocks;
+}
+
 /* The input: a file read twice; a pipe is spooled to a temporary file. */
 struct input {
     int fd;                     /* -1 for memory input (mem[memlen..+PAD) readable) */

@@ -187,19 +187,7 @@ static struct node *ctx_node(struct conv *c, uint64_t id, uint64_t sid)
  * stack and, in pass 2, every node from the context up to the root. */
 static void ctx_add(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
 {
-    struct site *s = &c->sites[id - 1];
-    s->live += size;
-    s->blocks++;
-    s->seen = 1;
-    if (s->live > s->peak)
-        s->peak = s->live;
-    if (sid) {
-        c->s.st[sid - 1].live += size;
-        c->s.st[sid - 1].blocks++;
-    } else {
-        s->live0 += size;
-        s->blocks0++;
-    }
+    ctx_count(c, id, sid, size, 1);
     if (c->p.n != 2)
         return;
     for (struct node *n = ctx_node(c, id, sid); n != c->s.nodes; n = &c->s.nodes[n->parent]) {
@@ -212,16 +200,7 @@ static void ctx_add(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
  * checked that the context holds it). */
 static void ctx_sub(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
 {
-    struct site *s = &c->sites[id - 1];
-    s->live -= size;
-    s->blocks--;
-    if (sid) {
-        c->s.st[sid - 1].live -= size;
-        c->s.st[sid - 1].blocks--;
-    } else {
-        s->live0 -= size;
-        s->blocks0--;
-    }
+    ctx_count(c, id, sid, size, -1);
     if (c->p.n != 2)
         return;
     for (struct node *n = ctx_node(c, id, sid); n != c->s.nodes; n = &c->s.nodes[n->parent])

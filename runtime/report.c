@@ -246,14 +246,6 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
     return o < end ? o : end;
 }
 
-static int mtrace_by_temporary(const void *a, const void *b)
-{
-    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
-    if (x->temporary != y->temporary)
-        return x->temporary < y->temporary ? 1 : -1;
-    return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
-}
-
 /* When more than MTRACE_TEMPORARY_PCT of the allocations, and at least
    MTRACE_TEMPORARY_MIN, were temporary (freed before any other
    allocation: a buffer that could live on the stack, or be kept), one
@@ -263,16 +255,18 @@ static int mtrace_by_temporary(const void *a, const void *b)
 static char *mtrace_put_temporary(char *o, char *end, const char *who)
 {
     size_t calls = mtrace_calls();
-    unsigned *order;
+    unsigned i, top = 0;
     const struct mtrace_sitestat *s;
-    if (mt.temporary < MTRACE_TEMPORARY_MIN || mt.temporary * 100 <= calls * MTRACE_TEMPORARY_PCT || !(order = mtrace_sorted_sites(mtrace_by_temporary)))
+    if (mt.temporary < MTRACE_TEMPORARY_MIN || mt.temporary * 100 <= calls * MTRACE_TEMPORARY_PCT)
         return o;
-    s = &mt.sites[order[0]];
+    for (i = 1; i < mt.nsites; i++)     /* the site with most (the first of equals) */
+        if (!mt.sites[i].parent && (!top || mt.sites[i].temporary > mt.sites[top].temporary))
+            top = i;
+    s = &mt.sites[top];
     o += snprintf(o, (size_t)(end - o), "%s*** MTRACE: %lu of %lu allocations (%.1f%%) were temporary (freed before any "
                   "other allocation), %lu of them at %.*s:%d (in %.*s)\n", who, (unsigned long)mt.temporary,
                   (unsigned long)calls, 100.0 * (double)mt.temporary / (double)calls, (unsigned long)s->temporary,
                   MTRACE_NAMEMAX, s->file, s->line, MTRACE_NAMEMAX, s->func);
-    mtrace_unpages(order, mt.maxsites * sizeof *order);
     return o < end ? o : end;
 }
 
