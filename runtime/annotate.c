@@ -21,6 +21,7 @@ MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site
         pool = mtrace_pool_index(d);
         mtrace_add(&mt.pool, p, size, mt.depth && pool ? mtrace_stack_index(pool, &c) : pool, '+');
         mtrace_unlock();
+        mtrace_writer_check();
     }
 }
 

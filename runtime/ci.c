@@ -248,5 +248,6 @@ static void mtrace_read_modes(void)
 {
     mt.keep_going = mtrace_read_mode("MTRACE_DOUBLE_FREE", "continue", "a double or invalid free aborts");
     mt.reachable_mode = mtrace_read_mode("MTRACE_LEAK_CHECK", "reachable", "every block live at exit is a leak");
+    mt.no_writer = mtrace_read_mode("MTRACE_WRITER", "0", "a thread of the tracer's formats and writes the trace");
     mtrace_read_leak_rows();
 }

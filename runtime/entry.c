@@ -66,6 +66,7 @@ static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *
     if (p && mtrace_lock_ready()) {
         mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
         mtrace_unlock();
+        mtrace_writer_check();
     }
     return p;
 }

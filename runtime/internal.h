@@ -24,8 +24,7 @@
 #define MTRACE_INTERNAL_H
 
 enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
-#define MTRACE_BUFSIZE 65536        /* trace buffer at first; one write(2) when half full */
-#define MTRACE_BUFMAX (1 << 20)     /* ...doubled up to this when it fills: see mtrace_commit */
+#define MTRACE_BUFSIZE (1 << 20)    /* the trace's text buffer; one write(2) when half full */
 #define MTRACE_NAMEMAX 4096         /* longest FUNC or FILE written to the trace */
 #define MTRACE_PATHMAX 4096         /* longest trace file name, with its NUL */
 #define MTRACE_RSS_EVERY 1024       /* MAXRSS is refreshed every 1024 records... */
@@ -33,6 +32,7 @@ enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
 #define MTRACE_FLUSH_MS 100         /* records wait in memory at most this long while
                                        the program writes (SIGKILL loses only them) */
 #define MTRACE_ROWS 20              /* summary rows before "N more sites" */
+#define MTRACE_RING_BYTES (1 << 20) /* the records on their way to the writer (ring.c) */
 
 /* A block the program got from a traced call, in 16 bytes: its address,
    and one word holding its site (the low 20 bits), a freed flag, and its
@@ -136,6 +136,31 @@ struct mtrace_supp {
     size_t bytes, blocks;
 };
 
+/* The records of level 1 on their way from the program's threads to the
+   writer (runtime/ring.c): a ring of entries, binary for the operations,
+   text for the rest, in RECNO order (appended under the lock).  Positions
+   count bytes from the start, for ever: the entry at position p is at
+   mem[p % MTRACE_RING_BYTES].  Each side's words on cache lines of their
+   own: the program's threads write `fill` and `head` on every record, the
+   writer `tail`. */
+struct mtrace_ring {
+    char *mem __attribute__((aligned(64)));    /* MTRACE_RING_BYTES, mapped at the first record */
+    size_t fill;                /* where the next entry goes (lock held) */
+    size_t tail_seen;           /* `tail` as last read: the free space known */
+    int writer;                 /* 0: none (records formatted in the program's thread),
+                                   1: to start after this call, 2: starting, 3: running */
+    int joinable;               /* a writer was started in this process, not yet joined */
+    pthread_t thread;           /* ...its thread */
+    size_t head __attribute__((aligned(64)));  /* entries before it are complete */
+    int failed;                 /* the writer gave the trace up (mtrace_warn) */
+    int drain;                  /* a thread waits for everything before `head` to be out */
+    int stop;                   /* the writer is to end (its `writer` becomes 0) */
+    int sleeping __attribute__((aligned(64)));  /* the writer sleeps on this word: wake it */
+    size_t tail __attribute__((aligned(64)));  /* entries before it are formatted */
+    size_t done;                /* ...and out in the file (or given up) */
+    long first_ms;              /* when the oldest text not yet written was formatted */
+};
+
 struct mtrace_state {
     int fd;                     /* the trace, or -1 (set by mtrace_init) */
     int level;                  /* the process's: 1, 2, 3; 0 before start */
@@ -143,12 +168,11 @@ struct mtrace_state {
     int finish_queued;          /* the report is queued or done */
     void (*owner)(void);        /* mtrace_init of the copy that started */
     size_t total, max, overhead, maxoverhead, nr, startrss, maxrss;   /* pmtrace's */
-    char recno_text[24], rss_text[24];  /* nr and maxrss as they are written */
-    unsigned recno_len, rss_len;
     /* The lock and the state word each on a cache line of its own: every
        call reads the state without the lock, and with several threads
        the lock's line goes back and forth between the cores. */
     int lock __attribute__((aligned(64)));
+    int lock_starving;          /* threads that waited long for it (mtrace_unlock) */
     int state __attribute__((aligned(64)));
     int interposed __attribute__((aligned(64)));
     int child, trace_broken, incomplete, exit_status;
@@ -172,7 +196,6 @@ struct mtrace_state {
     int over_budget;
     int reachable_mode;         /* MTRACE_LEAK_CHECK=reachable */
     size_t leak_rows;           /* MTRACE_LEAK_RECORDS: records of each kind printed, 0 all */
-    long flush_ms;              /* when the buffer was last written (monotonic, ms) */
     int trace_written;          /* the trace got its tail: the report shows how to draw it */
     int fifo;                   /* the trace is a FIFO: its reader may go away */
     int keep_going;             /* MTRACE_DOUBLE_FREE=continue */
@@ -210,9 +233,19 @@ struct mtrace_state {
     char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
                                    start (not in the state: the one-line use would
                                    keep a copy of the state's space per file) */
-    volatile size_t len, flushed;   /* committed bytes in buf, written bytes */
     size_t bufsize;             /* bytes mapped at buf */
     char *buf;
+    int opened;                 /* the trace was opened (its first record) */
+    int no_writer;              /* MTRACE_WRITER=0: records formatted in the program's thread */
+    struct mtrace_ring ring;
+    /* The formatter's (the writer, or with none the lock's holder): on cache
+       lines of their own, away from the figures every call writes. */
+    volatile size_t len __attribute__((aligned(64)));   /* formatted bytes in buf, */
+    volatile size_t flushed;    /* ...of which written */
+    char recno_text[24], rss_text[24];  /* RECNO and MAXRSS as they are written */
+    unsigned recno_len, rss_len;
+    long flush_ms;              /* when the buffer was last written (monotonic, ms) */
+    char pad_[64];              /* (nothing hot after it on the formatter's line) */
 };
 
 

@@ -4,7 +4,7 @@
    Owns: MTRACE_REPORT's file and its contents (doc/report-json.md): the
    figures, every site, every leak record (the text report prints the
    first of them), the allocation sizes.
-   May call: runtime/state.c, out.c, sites.c, trace.c (mtrace_io_begin and
+   May call: runtime/state.c, out.c, sites.c, write.c (mtrace_io_begin and
    _end around the report's writes), ci.c, names.c, leaks.c. */
 
 /* MTRACE_REPORT's file, opened for writing: its descriptor, or -1 after

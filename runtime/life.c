@@ -50,7 +50,7 @@ static int mtrace_write_out(void)
         || !mtrace_lock_to_leave())
         return 0;
     mtrace_pending.busy = 2;
-    mtrace_end_trace();
+    mtrace_end_trace(0);
     mt.tracing = 0;
     return 1;
 }
@@ -143,7 +143,8 @@ static void mtrace_fork_child(void)
 {
     unsigned i;
     __atomic_store_n(&mt.forking, 0, __ATOMIC_RELAXED);
-    mt.len = mt.flushed = 0;
+    mtrace_ring_forget();
+    mt.opened = 0;
     mt.pid = mtrace_getpid();
     mt.child = 1;
     mt.forked = 0;
@@ -161,6 +162,7 @@ static void mtrace_fork_child(void)
     mt.total = mt.max = mt.nr = mt.peak_no = mt.peak_recno = 0;
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
+    mtrace_rss_text(mt.maxrss);
     mt.maxoverhead = mt.overhead;
     if (mt.fd >= 0) {
         mtrace_close(mt.fd);
@@ -341,7 +343,7 @@ static int mtrace_final_report(void)
     if (rss > mt.maxrss)
         mtrace_set_rss(rss);
     mtrace_name_callers();
-    if ((mt.trace_written = mtrace_end_trace()))
+    if ((mt.trace_written = mtrace_end_trace(1)))
         mtrace_close(mt.fd);
     pmtrace.fd = mt.fd = -1;
     mt.tracing = 0;

@@ -33,6 +33,10 @@
 #include <sys/auxv.h>         /* getauxval(AT_SECURE) */
 #endif
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/syscall.h>      /* futex (its two operations are numbered below: musl-gcc
+                                 has no <linux/futex.h>) */
+#endif
 #include <time.h>
 #include <spawn.h>
 #include <unistd.h>
@@ -390,6 +394,73 @@ static void mtrace_drop_pending(const sigset_t *set)
             sigaddset(&one, sig);
             sigwait(&one, &got);
         }
+#endif
+}
+
+/* The writer thread (runtime/ring.c): a thread of the tracer's own, with
+   every signal blocked (the program's signals are for the program's
+   threads: a handler of the program's must never run on ours), named by
+   its creator where threads have names (ps, top and gdb show it; named
+   before the call that started it returns), and joined at exit (the
+   report counts the threads still running: ours must be gone).  1 if it
+   started. */
+MTRACE_LIBC(int, mtrace_pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *),
+            pthread_create);
+MTRACE_LIBC(int, mtrace_pthread_join, (pthread_t, void **), pthread_join);
+#ifdef __linux__
+MTRACE_LIBC(int, mtrace_pthread_setname, (pthread_t, const char *), pthread_setname_np);
+#endif
+static int mtrace_start_thread(void *(*fn)(void *), const char *name, pthread_t *t)
+{
+    sigset_t all, old;
+    int err;
+    sigfillset(&all);
+    mtrace_sigmask(SIG_SETMASK, &all, &old);
+    err = mtrace_pthread_create(t, 0, fn, 0);
+    mtrace_sigmask(SIG_SETMASK, &old, 0);
+    if (err)
+        return 0;
+#ifdef __linux__
+    mtrace_pthread_setname(*t, name);
+#else
+    (void)name;
+#endif
+    return 1;
+}
+
+static void mtrace_join_thread(pthread_t t)
+{
+    mtrace_pthread_join(t, 0);
+}
+
+/* Sleeping on a word until another thread changes it and wakes us, or ms
+   milliseconds pass: Linux's futex (no system call for the waker unless
+   somebody sleeps: see ring.c), elsewhere a short sleep that the waker
+   cannot cut (the wait is bounded either way). */
+#ifdef __linux__
+MTRACE_LIBC(long, mtrace_syscall, (long, ...), syscall);
+#define MTRACE_FUTEX_WAIT_PRIVATE 128   /* FUTEX_WAIT | FUTEX_PRIVATE_FLAG */
+#define MTRACE_FUTEX_WAKE_PRIVATE 129   /* FUTEX_WAKE | FUTEX_PRIVATE_FLAG */
+#endif
+static void mtrace_sleep_on(int *word, int value, long ms)
+{
+#ifdef __linux__
+    struct timespec t;
+    t.tv_sec = ms / 1000;
+    t.tv_nsec = ms % 1000 * 1000000L;
+    mtrace_syscall(SYS_futex, word, MTRACE_FUTEX_WAIT_PRIVATE, value, &t, 0, 0);
+#else
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == value)
+        poll(0, 0, (int)(ms < 2 ? ms : 2));
+#endif
+}
+
+static void mtrace_wake_on(int *word)
+{
+#ifdef __linux__
+    mtrace_syscall(SYS_futex, word, MTRACE_FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+#else
+    (void)word;
 #endif
 }
 

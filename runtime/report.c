@@ -4,7 +4,7 @@
    Owns: the double-free and invalid-free errors, the exit summary (levels
    1-2), the leak records' text (levels 1-3: leaks.c makes them) and the
    budget's error.
-   May call: runtime/state.c, out.c, sites.c, stacks.c, trace.c, blocks.c,
+   May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c, trace.c, blocks.c,
    ci.c, reach.c, names.c, leaks.c. */
 
 /* A place of a double-free report, copied under the lock. */
@@ -46,7 +46,7 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
     chain[1].n = alloc && a->parent ? a->nframes : 0;
     memcpy(chain[1].ret, a->frames, chain[1].n * sizeof *chain[1].ret);
     (*count)++;
-    mtrace_flush();
+    mtrace_ring_drain();
     mtrace_unlock();
     if (bad)
         chain[0] = *bad;

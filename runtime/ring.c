@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/* runtime/ring.c - the records on their way to the writer (level 1).
+
+   Owns: the ring between the program's threads, which append entries to
+   it under the lock, in RECNO order, and the one consumer that formats
+   them into the text buffer and writes it (runtime/write.c): the writer
+   thread, started after the first record, or, where there is none, the
+   program's thread as it appends; waiting for room in a full ring; and
+   draining it (every record appended so far out in the file) before an
+   exit, a report, a fork's child.
+   Why a writer: making a record's text costs the program's thread 20 to
+   28 ns (make bench-floor), appending its 24 bytes a few; with a core to
+   spare, the formatting and the write(2) then cost the program nothing
+   but the wait when the ring is full.  The order is the ring's, which is
+   the lock's: the trace stays what it was, byte for byte.
+   May call: runtime/state.c, out.c, write.c. */
+
+#define MTRACE_RING_MASK ((size_t)MTRACE_RING_BYTES - 1)
+#define MTRACE_RING_WAKE (MTRACE_RING_BYTES / 4)    /* a sleeping writer is woken past this */
+#define MTRACE_RING_BATCH (MTRACE_RING_BYTES / 16)  /* the writer formats no fewer entries at a time
+    (unless woken or asked): following close behind the program's thread, it would read each
+    cache line the thread is still writing, and the line would go back and forth */
+#define MTRACE_WRITER_NAP 20        /* ms the writer sleeps with text not yet written, */
+#define MTRACE_WRITER_IDLE 250      /* ...and with none */
+
+/* An entry's first word: its kind in the top byte (an operation's OP, or
+   one of these) and a number in the low 24 bits. */
+#define MTRACE_E_TEXT 'T'       /* a text record: its length, the text from byte 8 */
+#define MTRACE_E_RSS 'R'        /* MAXRSS changed: the value at byte 8 */
+#define MTRACE_E_WRAP 'W'       /* nothing more before the ring's end: go on at its start */
+enum { MTRACE_NO_WRITER, MTRACE_WRITER_WANTED, MTRACE_WRITER_STARTING, MTRACE_WRITER_RUNNING };
+
+static int mtrace_writer_state(void)
+{
+    return __atomic_load_n(&mt.ring.writer, __ATOMIC_ACQUIRE);
+}
+
+/* Does this process still write its trace?  (The writer gives it up on a
+   write that failed: mtrace_warn.) */
+static MTRACE_HOT int mtrace_tracing(void)
+{
+    return mt.tracing && !__atomic_load_n(&mt.ring.failed, __ATOMIC_RELAXED);
+}
+
+/* ---- the consumer: one at a time, the writer or (with none) the lock's holder ---- */
+
+/* Formats the entries before `upto`.  `tail` moves past each entry before
+   `len` takes its text in: a signal handler that drains the ring between
+   the two (a fatal signal in this thread) loses that record, never
+   writes it twice. */
+static void mtrace_consume(size_t upto)
+{
+    struct mtrace_ring *r = &mt.ring;
+    size_t t = r->tail;
+    while (t != upto) {
+        const char *e = r->mem + (t & MTRACE_RING_MASK);
+        uint32_t word = *(const uint32_t *)e;
+        char *end = 0;
+        switch (word >> 24) {
+        case MTRACE_E_WRAP:
+            t += MTRACE_RING_BYTES - (t & MTRACE_RING_MASK);
+            break;
+        case MTRACE_E_TEXT:
+            end = mtrace_format_text(e + 8, word & 0xffffff);
+            t += 8 + (((size_t)(word & 0xffffff) + 7) & ~(size_t)7);
+            break;
+        case MTRACE_E_RSS:
+            mtrace_rss_text((size_t) * (const uint64_t *)(e + 8));
+            t += 16;
+            break;
+        default:
+            end = mtrace_format_op((const struct mtrace_op_entry *)e);
+            t += sizeof(struct mtrace_op_entry);
+        }
+        __atomic_store_n(&r->tail, t, __ATOMIC_RELEASE);
+        if (end)
+            mtrace_formatted(end);
+    }
+}
+
+/* The writer thread: formats what the program's threads appended (a
+   batch at a time, or all there is after a nap or when asked), writes
+   it when half the buffer holds, when MTRACE_FLUSH_MS passed since its
+   oldest text was made (a program killed by SIGKILL loses at most that
+   much), or when a thread drains; sleeps when there is nothing to do. */
+static void *mtrace_writer_main(void *unused)
+{
+    struct mtrace_ring *r = &mt.ring;
+    size_t head;
+    int drain, stop, woke = 0;
+    (void)unused;
+    while (mtrace_writer_state() != MTRACE_WRITER_RUNNING)  /* its creator says so under the lock */
+        mtrace_sched_yield();
+    for (;;) {
+        head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+        drain = __atomic_load_n(&r->drain, __ATOMIC_ACQUIRE);
+        stop = __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
+        if (head != r->tail && (head - r->tail >= MTRACE_RING_BATCH || drain || stop || woke)) {
+            int had_text = mt.len != 0;
+            mtrace_consume(head);
+            if (!had_text && mt.len)
+                r->first_ms = mtrace_now_ms();
+            woke = 0;
+            continue;
+        }
+        if (mt.len && (drain || stop || mtrace_now_ms() - r->first_ms >= MTRACE_FLUSH_MS))
+            mtrace_flush();
+        if (!mt.len)
+            __atomic_store_n(&r->done, r->tail, __ATOMIC_RELEASE);
+        if (stop && !mt.len)
+            break;
+        __atomic_store_n(&r->sleeping, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) - r->tail < MTRACE_RING_BATCH
+            && !__atomic_load_n(&r->drain, __ATOMIC_SEQ_CST)
+            && !__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST))
+            mtrace_sleep_on(&r->sleeping, 1, mt.len || head != r->tail ? MTRACE_WRITER_NAP : MTRACE_WRITER_IDLE);
+        __atomic_store_n(&r->sleeping, 0, __ATOMIC_RELAXED);
+        woke = 1;
+    }
+    __atomic_store_n(&r->writer, MTRACE_NO_WRITER, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Wakes the writer if it sleeps: a system call only then. */
+static void mtrace_wake_writer(void)
+{
+    int sleeping = 1;
+    if (__atomic_compare_exchange_n(&mt.ring.sleeping, &sleeping, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        mtrace_wake_on(&mt.ring.sleeping);
+}
+
+/* The writer, wanted since this process's first record, is started by
+   the traced call that made it, after it let go of the lock: never under
+   the lock (pthread_create takes the C library's locks and allocates,
+   and another thread may hold one of them while it waits for ours).
+   Until it RUNS, the program's threads format the records themselves, as
+   with no writer: one of them waiting for room must not wait for a
+   writer whose pthread_create waits for the lock (its calloc comes to
+   our interposer).  The state changes under the lock, where they format,
+   so that the writer begins after the last of theirs.  Not in a vfork
+   child (it would start a thread in its parent). */
+static void mtrace_writer_start(void)
+{
+    int wanted = MTRACE_WRITER_WANTED, ok;
+    mtrace_lock();
+    ok = __atomic_compare_exchange_n(&mt.ring.writer, &wanted, MTRACE_WRITER_STARTING, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    mtrace_unlock();
+    if (!ok)
+        return;
+    ok = mtrace_getpid() == mt.pid && mtrace_start_thread(mtrace_writer_main, "mtrace writer", &mt.ring.thread);
+    mtrace_lock();
+    mt.ring.joinable = ok;
+    __atomic_store_n(&mt.ring.writer, ok ? MTRACE_WRITER_RUNNING : MTRACE_NO_WRITER, __ATOMIC_RELEASE);
+    mtrace_unlock();
+}
+
+/* After a traced call's unlock: start the writer if it is wanted.  One
+   load and a branch on the path of every call. */
+static MTRACE_HOT void mtrace_writer_check(void)
+{
+    if (__builtin_expect(__atomic_load_n(&mt.ring.writer, __ATOMIC_RELAXED) == MTRACE_WRITER_WANTED, 0))
+        mtrace_writer_start();
+}
+
+/* Every record appended so far out in the file (or the trace given up).
+   With a writer: it is asked and waited for (it never waits for the
+   lock, which the caller may hold); without one running, the caller
+   formats and writes. */
+static void mtrace_ring_drain(void)
+{
+    struct mtrace_ring *r = &mt.ring;
+    size_t upto = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    if (!r->mem)
+        return;
+    __atomic_add_fetch(&r->drain, 1, __ATOMIC_ACQ_REL);
+    for (;;) {
+        int w = mtrace_writer_state();
+        if (w == MTRACE_WRITER_RUNNING) {
+            if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) - upto < (size_t)-1 / 2)
+                break;  /* done >= upto (positions only grow) */
+            mtrace_wake_writer();
+            mtrace_sched_yield();
+        } else {
+            mtrace_consume(upto);
+            mtrace_flush();
+            break;
+        }
+    }
+    __atomic_sub_fetch(&r->drain, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Drains the ring and ends the writer: what follows (the report, the
+   process's end) has the trace to itself.  `join`: and wait until its
+   thread is gone (the report counts the threads still running); not on
+   the way out of a signal handler or _exit, where only the trace
+   matters. */
+static void mtrace_ring_stop(int join)
+{
+    mtrace_ring_drain();
+    __atomic_store_n(&mt.ring.stop, 1, __ATOMIC_RELEASE);
+    while (mtrace_writer_state() == MTRACE_WRITER_RUNNING) {
+        mtrace_wake_writer();
+        mtrace_sched_yield();
+    }
+    if (join && mt.ring.joinable) {
+        mt.ring.joinable = 0;
+        mtrace_join_thread(mt.ring.thread);
+    }
+    if (mt.ring.mem)
+        mtrace_consume(mt.ring.head);
+    mtrace_flush();
+}
+
+/* ---- the program's threads: appending, lock held ---- */
+
+/* Waits for `need` bytes of room: the writer is woken and given the
+   processor; without one, the caller formats what is there. */
+static void mtrace_ring_wait(size_t need)
+{
+    struct mtrace_ring *r = &mt.ring;
+    for (;;) {
+        int w;
+        r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+        if (MTRACE_RING_BYTES - (r->fill - r->tail_seen) >= need)
+            return;
+        w = mtrace_writer_state();
+        if (w == MTRACE_WRITER_RUNNING) {
+            mtrace_wake_writer();
+            mtrace_sched_yield();
+        } else
+            mtrace_consume(r->head);
+    }
+}
+
+/* Room for an entry of n bytes (a multiple of 8), contiguous: where it
+   starts.  An entry that would cross the ring's end goes to its start,
+   after a WRAP mark. */
+static MTRACE_HOT char *mtrace_ring_room(size_t n)
+{
+    struct mtrace_ring *r = &mt.ring;
+    size_t at = r->fill & MTRACE_RING_MASK, need = n;
+    if (at + n > MTRACE_RING_BYTES)
+        need += MTRACE_RING_BYTES - at;
+    if (MTRACE_RING_BYTES - (r->fill - r->tail_seen) < need)
+        mtrace_ring_wait(need);
+    if (at + n > MTRACE_RING_BYTES) {
+        *(uint32_t *)(r->mem + at) = (uint32_t)MTRACE_E_WRAP << 24;
+        r->fill += MTRACE_RING_BYTES - at;
+        at = 0;
+    }
+    return r->mem + at;
+}
+
+/* The entry of n bytes at `fill` is complete: it is published.  A writer
+   asleep is woken when a quarter of the ring waits (else it wakes on its
+   own within MTRACE_WRITER_NAP); with no writer, the caller formats the
+   entry at once, and writes when the buffer or the clock says so. */
+static MTRACE_HOT void mtrace_ring_put(size_t n)
+{
+    struct mtrace_ring *r = &mt.ring;
+    r->fill += n;
+    __atomic_store_n(&r->head, r->fill, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&r->writer, __ATOMIC_RELAXED) == MTRACE_WRITER_RUNNING) {
+        if (__atomic_load_n(&r->sleeping, __ATOMIC_RELAXED)
+            && r->fill - (r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE)) >= MTRACE_RING_WAKE)
+            mtrace_wake_writer();
+        return;
+    }
+    mtrace_consume(r->fill);
+    if (mt.len && mtrace_now_ms() - mt.flush_ms >= MTRACE_FLUSH_MS)
+        mtrace_flush();
+}
+
+/* A text record of at most n bytes: where to write it (mtrace_text_put
+   ends it). */
+static char *mtrace_text_room(size_t n)
+{
+    return mtrace_ring_room(8 + ((n + 7) & ~(size_t)7)) + 8;
+}
+
+static void mtrace_text_put(char *end)
+{
+    char *e = mt.ring.mem + (mt.ring.fill & MTRACE_RING_MASK);
+    size_t n = (size_t)(end - (e + 8));
+    *(uint32_t *)e = (uint32_t)MTRACE_E_TEXT << 24 | (uint32_t)n;
+    mtrace_ring_put(8 + ((n + 7) & ~(size_t)7));
+}
+
+/* MAXRSS's new value, for the records after it. */
+static void mtrace_rss_put(size_t rss)
+{
+    char *e = mtrace_ring_room(16);
+    *(uint32_t *)e = (uint32_t)MTRACE_E_RSS << 24;
+    *(uint64_t *)(e + 8) = rss;
+    mtrace_ring_put(16);
+}
+
+/* A fork's child: the parent's records are the parent's (its writer
+   writes them); the child starts an empty ring and formats its records
+   itself.  It starts no writer: its parent has at least ours, and a
+   thread started after the fork of a process with threads is beyond what
+   POSIX allows a child before exec (ThreadSanitizer kills such a child;
+   glibc would allow it).  A program that execs starts afresh, with a
+   writer of its own. */
+static void mtrace_ring_forget(void)
+{
+    struct mtrace_ring *r = &mt.ring;
+    mt.no_writer = 1;
+    r->joinable = 0;            /* the parent's thread, not the child's */
+    r->fill = r->tail_seen = r->head = r->tail = r->done = 0;
+    r->writer = MTRACE_NO_WRITER;
+    r->drain = r->stop = r->sleeping = 0;
+    mt.len = mt.flushed = 0;
+}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* runtime/write.c - the trace's text and its writing (level 1).
+
+   Owns: the text buffer records are formatted into and its writing to
+   the trace's descriptor (kept out of the program's way, checked before
+   each write, cut at a record when the disk fills), the I/O guard
+   (no cancellation, no SIGPIPE or SIGXFSZ), the clock of the flushes,
+   RECNO and MAXRSS as text, the formatting of an operation's record, the
+   warning that gives the trace up.  Whoever consumes the ring runs this:
+   the writer thread, or the program's thread when there is none
+   (runtime/ring.c).
+   May call: runtime/state.c, out.c. */
+
+/* Around the tracer's I/O, which may run with its lock held: no
+   cancellation (write and open are cancellation points, and a thread
+   cancelled there would die holding the lock), and neither SIGPIPE nor
+   SIGXFSZ (a FIFO whose reader went away, or a file-size limit, must not
+   kill the program: the write fails with EPIPE or EFBIG, and the signal
+   that this write raised is taken back; the program's own writes meet
+   the dispositions it chose). */
+struct mtrace_io { int cancel; sigset_t mask; int pipe_was_pending, xfsz_was_pending; };
+
+static void mtrace_io_begin(struct mtrace_io *io)
+{
+    sigset_t ours, pending;
+    mtrace_setcancelstate(1 /* PTHREAD_CANCEL_DISABLE */, &io->cancel);
+    sigemptyset(&ours);
+    sigaddset(&ours, SIGPIPE);
+    sigaddset(&ours, SIGXFSZ);
+    mtrace_sigmask(SIG_BLOCK, &ours, &io->mask);
+    io->pipe_was_pending = io->xfsz_was_pending = 0;
+    if (sigpending(&pending) == 0) {
+        io->pipe_was_pending = sigismember(&pending, SIGPIPE);
+        io->xfsz_was_pending = sigismember(&pending, SIGXFSZ);
+    }
+}
+
+/* `failed`: the errno of the write that failed, 0 if none. */
+static void mtrace_io_end(struct mtrace_io *io, int failed)
+{
+    sigset_t raised;
+    int ignored;
+    sigemptyset(&raised);
+    if (failed == EPIPE && !io->pipe_was_pending)
+        sigaddset(&raised, SIGPIPE);
+    if (failed == EFBIG && !io->xfsz_was_pending)
+        sigaddset(&raised, SIGXFSZ);
+    if (failed == EPIPE || failed == EFBIG)
+        mtrace_drop_pending(&raised);
+    mtrace_sigmask(SIG_SETMASK, &io->mask, 0);
+    mtrace_setcancelstate(io->cancel, &ignored);
+}
+
+/* Milliseconds of a coarse monotonic clock (read from the vDSO, a few
+   nanoseconds; async-signal-safe). */
+static long mtrace_now_ms(void)
+{
+    struct timespec t;
+    if (mtrace_clock_gettime(MTRACE_CLOCK, &t) != 0)
+        return 0;
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* RECNO goes up by one per record and MAXRSS seldom changes: both are kept
+   as text by whoever formats the records, the first counted up in place,
+   the second redone on change. */
+static void mtrace_next_recno(void)
+{
+    char *d = mt.recno_text + mt.recno_len;
+    for (;;) {
+        if (d == mt.recno_text) {           /* all nines: one digit more */
+            memmove(mt.recno_text + 1, mt.recno_text, mt.recno_len);
+            mt.recno_text[0] = '1';
+            mt.recno_len++;
+            return;
+        }
+        if (*--d != '9') {
+            (*d)++;
+            return;
+        }
+        *d = '0';
+    }
+}
+
+static void mtrace_rss_text(size_t rss)
+{
+    mt.rss_len = (unsigned)(mtrace_put_u(mt.rss_text, rss) - mt.rss_text);
+}
+
+/* One line on stderr, and the trace is given up: the summary goes on.
+   The writer's word `failed` tells the program's threads (ring.c). */
+static void mtrace_warn(const char *what, const char *path, const char *why)
+{
+    char shown[256];
+    size_t n = strnlen(path, sizeof shown - 4);
+    memcpy(shown, path, n);
+    if (path[n])
+        memcpy(shown + n, "...", 4);
+    else
+        shown[n] = 0;
+    for (n = 0; shown[n]; n++)
+        if ((unsigned char)shown[n] < ' ' || shown[n] == 0x7f)
+            shown[n] = '?';
+    mtrace_say("*** MTRACE: ");
+    mtrace_say(what);
+    mtrace_say(shown);
+    mtrace_say(": ");
+    mtrace_say(why);
+    mtrace_say(": no trace, summary only\n");
+    mt.trace_broken = 1;
+    __atomic_store_n(&mt.ring.failed, 1, __ATOMIC_RELEASE);
+    mt.len = mt.flushed = 0;
+}
+
+/* Moves the descriptor out of the program's way (a high number, close on
+   exec) and remembers which file it is, so that a program that closes
+   all its descriptors or dup2()s over ours is noticed before a write. */
+static int mtrace_keep_fd(int fd)
+{
+    struct stat st;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        mtrace_close(fd);
+        fd = high;
+    }
+    if (fstat(fd, &st) == 0) {
+        mt.dev = st.st_dev;
+        mt.ino = st.st_ino;
+    }
+    return fd;
+}
+
+/* Before each write: is our descriptor still our file?  If the program
+   closed it or put another file under its number, reopen ours in append
+   mode; if the file itself is gone, stop tracing with one warning. */
+static int mtrace_fd_ok(void)
+{
+    struct stat st;
+    int fd;
+    if (fstat(mt.fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino)
+        return 1;
+    fd = open(mt.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino) {
+        pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
+        return 1;
+    }
+    if (fd >= 0)
+        mtrace_close(fd);
+    pmtrace.fd = mt.fd = -1;
+    mtrace_warn("lost the trace file ", mt.path, strerror(fd >= 0 ? ESTALE : errno));
+    return 0;
+}
+
+/* A write of the trace failed after buf[0..mt.flushed) went out: the
+   file loses the part of a record at its end, so that what a full disk
+   or a file-size limit let through still replays (a FIFO keeps what its
+   reader read). */
+static void mtrace_cut_at_record(int fd)
+{
+    size_t keep = mt.flushed;
+    long end;
+    while (keep > 0 && mt.buf[keep - 1] != '\n')
+        keep--;
+    if (keep < mt.flushed && !mt.fifo && (end = mtrace_lseek(fd, 0, SEEK_CUR)) >= 0)
+        mtrace_ftruncate(fd, end - (long)(mt.flushed - keep));
+}
+
+/* Writes the formatted part of the buffer.  A signal handler may run this
+   between two records of the interrupted thread: `len` only ever covers
+   complete records, and `flushed` says what is already out. */
+static void mtrace_flush(void)
+{
+    struct mtrace_io io;
+    int fd = mt.fd, failed = 0;
+    if (fd < 0 || mt.flushed >= mt.len) {
+        mt.len = mt.flushed = 0;
+        return;
+    }
+    mtrace_io_begin(&io);
+    fd = mtrace_fd_ok() ? mt.fd : -1;
+    while (fd >= 0 && mt.flushed < mt.len) {
+        size_t from = mt.flushed;
+        long w = mtrace_write(fd, mt.buf + from, mt.len - from);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            failed = w < 0 ? errno : ENOSPC;
+            mtrace_cut_at_record(fd);
+            mtrace_warn("cannot write the trace file ", mt.path,
+                        failed == EPIPE ? "its reader went away" : strerror(failed));
+            pmtrace.fd = mt.fd = -1;
+            mtrace_close(fd);
+            break;
+        }
+        mt.flushed = from + (size_t)w;
+    }
+    mtrace_io_end(&io, failed);
+    mt.len = 0;
+    mt.flushed = 0;
+    mt.flush_ms = mtrace_now_ms();
+}
+
+/* Text formatted at buf[len..end): written out when half the buffer
+   holds.  (Each write(2) costs about 10 us on ext4 beyond the copying:
+   churn at level 1 spent 0.19 s of system time with 32 KiB writes, 0.08 s
+   with 512 KiB.  The buffer is mapped whole at start; only the pages a
+   program's records reach are ever touched.) */
+static MTRACE_HOT void mtrace_formatted(char *end)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mt.len = (size_t)(end - mt.buf);
+    if (mt.len > mt.bufsize / 2)
+        mtrace_flush();
+}
+
+/* An operation as the ring carries it (runtime/ring.c): the record
+   "OP ID RECNO TOTAL SITE MAXRSS [SID]" without what the formatter knows
+   (RECNO, MAXRSS), in 24 bytes. */
+struct mtrace_op_entry {
+    uint32_t op_id;             /* OP << 24 | site ID */
+    uint32_t sid;               /* the stack's SID, 0 for none */
+    uint64_t total, live;       /* TOTAL and SITE after the operation */
+};
+
+/* "OP ID RECNO TOTAL SITE MAXRSS", and " SID" with stacks, at buf + len:
+   where it ends (mtrace_formatted counts it in). */
+static MTRACE_HOT char *mtrace_format_op(const struct mtrace_op_entry *e)
+{
+    char *o = mt.buf + mt.len, *t;
+    *o++ = (char)(e->op_id >> 24);
+    *o++ = ' ';
+    o = mtrace_put_u(o, e->op_id & 0xffffff);
+    *o++ = ' ';
+    memcpy(o, mt.recno_text, sizeof mt.recno_text);     /* fixed size: */
+    o += mt.recno_len;                                  /* no call */
+    *o++ = ' ';
+    t = o;
+    o = mtrace_put_u(o, (size_t)e->total);
+    *o++ = ' ';
+    if (e->live == e->total) {  /* one site holds it all (a wrapper: Lua's l_alloc) */
+        memmove(o, t, (size_t)(o - 1 - t));
+        o += o - 1 - t;
+    } else
+        o = mtrace_put_u(o, (size_t)e->live);
+    *o++ = ' ';
+    memcpy(o, mt.rss_text, sizeof mt.rss_text);
+    o += mt.rss_len;
+    if (mt.depth) {
+        *o++ = ' ';
+        o = mtrace_put_u(o, e->sid);
+    }
+    *o++ = '\n';
+    mtrace_next_recno();
+    return o;
+}
+
+/* A record the program's thread formatted ("@", "#stack" ...), copied to
+   buf + len: where it ends, or 0 if it cannot fit (never: the longest,
+   the gnuplot lines, is far below the buffer's half). */
+static char *mtrace_format_text(const char *s, size_t n)
+{
+    if (mt.len + n > mt.bufsize)
+        mtrace_flush();
+    if (n > mt.bufsize)
+        return 0;
+    memcpy(mt.buf + mt.len, s, n);
+    return mt.buf + mt.len + n;
+}

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The record made off the program's thread (issue 29, runtime/ring.c): at
+# level 1 the program's threads append each record's numbers to a ring,
+# and a thread of the tracer's, "mtrace writer", makes the text and
+# writes it.  The trace is what it was, byte for byte: the same run with
+# MTRACE_WRITER=0 (formatted in the program's thread) gives the same file,
+# MAXRSS aside.  One program, tests/writer/writer.c, one mode a case.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP/tests/writer" || exit 2
+B=$TMP/bin
+mkdir -p "$B"
+for level in 1 2; do
+    $CC $CFLAGS_T -Wall -Wextra -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" writer.c \
+        -o "$B/writer$level" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread 2>> "$B/cc.err"
+done
+check "writer.c builds without a warning at levels 1 and 2" test -x "$B/writer1" -a -x "$B/writer2" -a ! -s "$B/cc.err"
+# w DIR PROGRAM MODE [args]: runs it in DIR with MTRACE=DIR/trace; out, err, rc in DIR
+w() { local d=$1 p=$2; shift 2; mkdir -p "$d"; (cd "$d" && MTRACE=$d/trace timeout 60 "$B/$p" "$@" > out 2> err; echo $? > rc); }
+# the trace without MAXRSS (column 6 of + - < >) and the gnuplot tail (its start RSS)
+norss() { awk '/^[-+<>] / { $6 = "" } /^(set|plot) / { next } { print }' "$1"; }
+replays() { awk -f "$TOP/tests/tracer/replay.awk" "$1" > "$1.replay" || { cat "$1.replay"; return 1; }; }
+
+# --- Whose threads: one writer at level 1, none at level 2 or with MTRACE_WRITER=0
+w "$TMP/t1" writer1 threads
+printf 'parent: a thread of the program\nparent: mtrace writer\n' > "$TMP/t1.expected"
+same "level 1: the program's thread and the tracer's writer" "$TMP/t1.expected" "$TMP/t1/out"
+w "$TMP/t2" writer2 threads
+echo 'parent: a thread of the program' > "$TMP/t2.expected"
+same "level 2: no writer (no trace to write)" "$TMP/t2.expected" "$TMP/t2/out"
+MTRACE_WRITER=0 w "$TMP/t0" writer1 threads
+same "MTRACE_WRITER=0: no writer" "$TMP/t2.expected" "$TMP/t0/out"
+MTRACE_WRITER=yes w "$TMP/tx" writer1 threads
+has "MTRACE_WRITER=yes: one warning naming its only value" "$TMP/tx/err" "MTRACE_WRITER=yes is not 0 (its only value)"
+same "MTRACE_WRITER=yes: the writer stays" "$TMP/t1.expected" "$TMP/tx/out"
+
+# --- A forked child: no writer (a thread started after the fork of a process
+#     with threads is beyond POSIX before exec); its own complete trace
+w "$TMP/f" writer1 fork
+printf 'child: a thread of the program\n' > "$TMP/f.expected"
+same "fork: the child formats its own records, no thread started in it" "$TMP/f.expected" "$TMP/f/out"
+child=$(ls "$TMP/f"/trace.* 2> /dev/null | head -1)
+check "fork: the child's trace replays whole (its one block, freed; its parent's block is not its own)" sh -c "[ -n '$child' ] && awk -f '$TOP/tests/tracer/replay.awk' '$child' | grep -qx 'replay: 2 records, total 0'"
+check "fork: the parent's trace replays whole" replays "$TMP/f/trace"
+
+# --- Byte for byte the trace of the program's thread, in one thread and in four
+for t in 1 4; do
+    w "$TMP/b$t" writer1 busy 300000 $t
+    MTRACE_WRITER=0 w "$TMP/i$t" writer1 busy 300000 $t
+    check "busy, $t thread(s): exit 0 and the program's output, with the writer and without" \
+        sh -c "[ \"\$(cat '$TMP/b$t/rc' '$TMP/i$t/rc')\" = \"\$(printf '0\n0')\" ] && cmp -s '$TMP/b$t/out' '$TMP/i$t/out'"
+    check "busy, $t thread(s): the writer's trace replays (RECNO in order, every TOTAL and SITE)" replays "$TMP/b$t/trace"
+    check "busy, $t thread(s): more than 600,000 records (the 1 MiB ring went round many times)" \
+        test "$(grep -c '^[-+<>] ' "$TMP/b$t/trace")" -gt 600000
+    if [ "$t" = 1 ]; then
+        norss "$TMP/b1/trace" | sed 1d > "$TMP/b1.norss"
+        norss "$TMP/i1/trace" | sed 1d > "$TMP/i1.norss"
+        same "busy, 1 thread: the same trace as MTRACE_WRITER=0's, MAXRSS aside" "$TMP/i1.norss" "$TMP/b1.norss"
+    fi
+done
+for f in b4 i4; do   # 4 threads: another order each run; the same records, each TOTAL replayed
+    grep '^[-+<>] ' "$TMP/$f/trace" | awk '{ print $1, $2 }' | sort | uniq -c > "$TMP/$f.ops"
+done
+same "busy, 4 threads: the same operations per site with the writer and without" "$TMP/i4.ops" "$TMP/b4.ops"
+
+# --- The writer writes on its own: 20,001 records, then 0.4 s without a call
+w "$TMP/burst" writer1 burst
+echo "burst: 20001 of 20001 records in the file after 0.4 s" > "$TMP/burst.expected"
+same "every record in the file within 0.4 s, the program not calling the tracer" "$TMP/burst.expected" "$TMP/burst/out"
+MTRACE_WRITER=0 w "$TMP/burst0" writer1 burst
+echo "burst: 0 of 20001 records in the file after 0.4 s" > "$TMP/burst0.expected"
+same "MTRACE_WRITER=0: none yet (the program's thread writes at its next call after 100 ms)" "$TMP/burst0.expected" "$TMP/burst0/out"
+check "both: the whole trace at exit" sh -c "replays() { awk -f '$TOP/tests/tracer/replay.awk' \"\$1\" > /dev/null; }; replays '$TMP/burst/trace' && replays '$TMP/burst0/trace'"
+finish
