@@ -29,6 +29,9 @@ SONAME  = libmtrace.so.$(SOMAJOR)
 SOFILE  = libmtrace.so.$(VERSION)
 # The tools read traces and Massif files of any size, on 32-bit systems too.
 TOOL_CC = $(CC) $(CPPFLAGS) -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN)
+# dlopen, for libzstd when a compressed trace comes (convert/tool.c): in the
+# C library since glibc 2.34 and in musl, where -ldl is an empty stub.
+TOOL_LIBS = -ldl
 
 TEST_CFLAGS ?= -g -O1
 export CC TEST_CFLAGS
@@ -91,9 +94,9 @@ MSP_SRC = convert/ms_print_run.c convert/ms_print_graph.c convert/ms_print_body.
 convert/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/embed.awk
 	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js > $@.tmp && mv $@.tmp $@
 mtrace2massif: convert/mtrace2massif.c $(M2M_SRC) convert/m2m.h convert/tool.c convert/tool.h
-	$(TOOL_CC) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS)
+	$(TOOL_CC) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS) $(TOOL_LIBS)
 ms_print: convert/ms_print.c $(MSP_SRC) convert/ms_print_lib.h convert/ms_print_pnum.h convert/tool.c convert/tool.h
-	$(TOOL_CC) -o $@ convert/ms_print.c $(MSP_SRC) convert/tool.c $(LDFLAGS)
+	$(TOOL_CC) -o $@ convert/ms_print.c $(MSP_SRC) convert/tool.c $(LDFLAGS) $(TOOL_LIBS)
 # mtrace-diff (convert/diff.h): its own parts, and mtrace2massif's parser
 # (m2m_parse.c, m2m_stack.c, m2m_sym.c) driving its own heap model.
 # --html's page: its script and style (convert/html/diff.*) made as
@@ -105,7 +108,7 @@ convert/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/htm
 	awk -v out=diff_html_page.c -v inc=diff.h -f convert/html/embed.awk convert/html/diff.css \
 		convert/html/diff.js > $@.tmp && mv $@.tmp $@
 mtrace-diff: convert/mtrace-diff.c $(DIFF_SRC) convert/diff.h convert/m2m.h convert/tool.c convert/tool.h
-	$(TOOL_CC) -o $@ convert/mtrace-diff.c $(DIFF_SRC) convert/tool.c $(LDFLAGS)
+	$(TOOL_CC) -o $@ convert/mtrace-diff.c $(DIFF_SRC) convert/tool.c $(LDFLAGS) $(TOOL_LIBS)
 
 # The whole suite (tests/*.sh), with the grand total on the last line.
 # tests/setup.sh first: it installs what the suites need (tests/packages.txt)

@@ -39,6 +39,7 @@
 #include "runtime/sites.c"      /* the site table */
 #include "runtime/stacks.c"     /* call stacks: segments, the walk, the stack table */
 #include "runtime/callers.c"    /* sites of calls no macro announced, by address */
+#include "runtime/zstd.c"       /* the compressed trace (MTRACE=NAME.zst) */
 #include "runtime/write.c"      /* the trace's text and its writing */
 #include "runtime/ring.c"       /* the records on their way to the writer */
 #include "runtime/trace.c"      /* the trace file and its records */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* diff_input.c - an input of mtrace-diff: the file opened and checked
- * (never waited on: a FIFO is opened without blocking), a pipe copied to a
- * temporary file, what it holds recognised by its first byte that is not
+ * (never waited on: a FIFO is opened without blocking), a pipe or a
+ * compressed trace copied as text to a temporary file (tool_input), what
+ * it holds recognised by its first byte that is not
  * white space ('{' or '[': JSON, anything else: a trace), then read into a
  * run; and the run's sites as a set keyed by (function, file, line).
  * Owns struct run's storage (and its page's figures, struct dpage).  Calls: diff_report.c, diff_trace.c, tool.c. */
@@ -14,31 +15,6 @@
 #include <unistd.h>
 
 #include "diff.h"
-
-/* A copy of the pipe fd in a temporary file, positioned at its start. */
-static int spool(struct tool_err *e, int fd)
-{
-    FILE *t = tmpfile();
-    char buf[1 << 16];
-    ssize_t r;
-    if (!t)
-        tool_fail(e, "cannot create a temporary file: %s", strerror(errno));
-    while ((r = read(fd, buf, sizeof buf)) != 0) {
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            tool_fail(e, "read error: %s", strerror(errno));
-        if (fwrite(buf, 1, (size_t)r, t) != (size_t)r)
-            tool_fail(e, "cannot write a temporary file: %s", strerror(errno));
-    }
-    if (fflush(t) != 0)
-        tool_fail(e, "cannot write a temporary file: %s", strerror(errno));
-    int copy = dup(fileno(t));
-    fclose(t);
-    if (copy < 0 || lseek(copy, 0, SEEK_SET) != 0)
-        tool_fail(e, "cannot read a temporary file back: %s", strerror(errno));
-    return copy;
-}
 
 /* The first byte that is not white space, or -1; fd is left at 0. */
 static int first_byte(struct tool_err *e, int fd, int *empty)
@@ -77,12 +53,10 @@ int open_input(struct tool_err *e, const char *name, int *kind)
         tool_fail(e, "not a regular file or a pipe");
     if (!stdin_)                /* the FIFO is open: reads may wait now */
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    if (lseek(fd, 0, SEEK_CUR) < 0) {
-        int copy = spool(e, fd);
-        if (!stdin_)
-            close(fd);
-        fd = copy;
-    }
+    int text = tool_input(e, fd);   /* a pipe, NAME.zst: a temporary file */
+    if (text != fd && !stdin_)
+        close(fd);
+    fd = text;
     int ch = first_byte(e, fd, &empty);
     if (ch < 0)
         tool_fail(e, empty ? "empty file" : "only white space: neither a report nor a trace");

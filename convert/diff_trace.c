@@ -416,7 +416,7 @@ static void free_dconv(struct dconv *d)
 
 void read_trace(struct tool_err *e, int fd, struct run *r)
 {
-    struct input in = { .fd = fd, .rfd = fd };
+    struct input in = { .fd = fd };
     struct dconv *d = tool_realloc(e, NULL, sizeof *d);
     memset(d, 0, sizeof *d);
     d->c.e.prog = e->prog;

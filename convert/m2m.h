@@ -261,14 +261,13 @@ static inline void ctx_count(struct conv *c, uint64_t id, uint64_t sid, uint64_t
         s->live -= size, s->blocks--, *live -= size, --*blocks;
 }
 
-/* The input: a file read twice; a pipe is spooled to a temporary file. */
+/* The input: a file read twice (a pipe or a compressed trace: its text in a
+ * temporary file, tool_input). */
 struct input {
-    int fd;                     /* -1 for memory input (mem[memlen..+PAD) readable) */
-    int rfd;                    /* what the passes read: fd, then the copy */
+    int fd;                     /* -1 for memory input (mem[memlen..+PAD) readable);
+                                   else a file read twice (tool_input) */
     const char *mem;
     size_t memlen;
-    FILE *spool;                /* copy of a non-seekable input */
-    int spooling;               /* pass 1 is writing the copy */
     char *buf;
     size_t cap;
 };

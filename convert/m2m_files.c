@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* m2m_files.c - one trace of the command line into its files: the trace
- * opened (a pipe is spooled to a temporary file for the second pass), the
+ * opened (a pipe or a compressed trace copied as text to a temporary file
+ * for the second pass, tool_input), the
  * Massif file written under a temporary name and renamed only when the
  * conversion succeeded, the gnuplot script removed when it did not;
  * devices and FIFOs written in place and never removed.
@@ -23,6 +24,16 @@ static int special_file(const char *name)
 {
     struct stat st;
     return stat(name, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* The trace as a file that can be read twice (tool_input): its
+ * descriptor, or -1 after one line on stderr. */
+static int text_input(const char *file, int fd)
+{
+    struct tool_err e = { .prog = "mtrace2massif", .file = file, .err = stderr };
+    if (setjmp(e.jb))
+        return -1;
+    return tool_input(&e, fd);
 }
 
 /* Convert one trace into its files; fills the job's summary numbers.
@@ -53,15 +64,11 @@ int convert_one(const struct opts *o, struct job *j)
             goto done;
         }
     }
-    if (lseek(in.fd, 0, SEEK_CUR) < 0) {
-        in.spool = tmpfile();   /* a pipe: keep a copy for the second pass */
-        in.spooling = 1;
-        if (!in.spool) {
-            fprintf(stderr, "mtrace2massif: cannot create a temporary file: %s\n", strerror(errno));
-            goto done;
-        }
-    }
-    in.rfd = in.fd;
+    int text = text_input(c->e.file, in.fd);    /* a pipe, NAME.zst: a temporary file */
+    if (text != in.fd && in.fd > 0)
+        close(in.fd);
+    if ((in.fd = text) < 0)
+        goto done;
     posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 
     /* write to a temporary name and rename, so a failed conversion never
@@ -131,8 +138,6 @@ done:
         if (rc != 0)
             remove(tmp_name);
     }
-    if (in.spool)
-        fclose(in.spool);
     if (in.fd > 0)
         close(in.fd);
     free(in.buf);

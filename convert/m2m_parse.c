@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* m2m_parse.c - the parser: each record of the trace checked (grammar:
  * doc/trace-format.md) and turned into heap model events; the input read
- * twice (a pipe is spooled to a temporary file for the second pass).
+ * twice (a file: tool_input copied a pipe or a compressed trace to one).
  * Pass 1 checks everything and keeps the sites' labels and the call
  * stacks; pass 2 skips what pass 1 has checked.  This is the hot loop.
  * Owns the parser's fields of struct pass and the sites' definitions.
@@ -443,7 +443,7 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
 }
 
 /* ------------------------------------------------------------------ */
-/* Input: a file read twice; a pipe is spooled to a temporary file      */
+/* Input: a file read twice (tool_input made a pipe's text one)        */
 
 /* Is the last line s[0..n), which has no newline, a record cut short
  * (else it is a tail line without its newline)?  A record's first byte
@@ -478,7 +478,7 @@ void run_pass(struct conv *c, struct input *in)
             in->buf = tool_realloc(&c->e, in->buf, in->cap + PAD);
             memset(in->buf + old, 0, in->cap - old + PAD);
         }
-        ssize_t r = read(in->rfd, in->buf + have, in->cap - have);
+        ssize_t r = read(in->fd, in->buf + have, in->cap - have);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -486,8 +486,6 @@ void run_pass(struct conv *c, struct input *in)
         }
         if (r == 0)
             break;
-        if (in->spooling && fwrite(in->buf + have, 1, (size_t)r, in->spool) != (size_t)r)
-            tool_fail(&c->e, "cannot write the temporary copy of the input: %s", strerror(errno));
         have += (size_t)r;
         char *last = memrchr(in->buf, '\n', have);
         if (!last)
@@ -502,18 +500,11 @@ void run_pass(struct conv *c, struct input *in)
         c->p.truncated_line = 0, c->p.tail_n++;
 }
 
-/* Read the input again from its start (a pipe: from the copy pass 1 made). */
+/* Read the input again from its start. */
 void rewind_input(struct conv *c, struct input *in)
 {
     if (in->fd < 0)
         return;
-    if (in->spool) {
-        fflush(in->spool);
-        if (ferror(in->spool))
-            tool_fail(&c->e, "cannot write the temporary copy of the input");
-        in->rfd = fileno(in->spool);
-    }
-    if (lseek(in->rfd, 0, SEEK_SET) != 0)
+    if (lseek(in->fd, 0, SEEK_SET) != 0)
         tool_fail(&c->e, "cannot rewind: %s", strerror(errno));
-    in->spooling = 0;   /* the copy is now the source */
 }

@@ -14,8 +14,8 @@
  * reproduced from the description of Valgrind 3.19's massif/ms_main.c and
  * coregrind/m_xtree.c; see doc/mtrace2massif.md for every decision.
  *
- * Structure: the trace is read twice (a pipe is spooled to a temporary file
- * first).  Both passes run the same replay; the first one only validates
+ * Structure: the trace is read twice (a pipe, or a trace compressed with
+ * zstd, is first copied as text to a temporary file: tool.c).  Both passes run the same replay; the first one only validates
  * and finds where the true peak is, the second one takes the snapshots.
  * Memory is bounded by contexts x snapshots, never by trace length.  The
  * stages, each readable alone (m2m.h is what they share; each file's
@@ -63,6 +63,7 @@ static void usage(FILE *f)
           "each trace (massif.out.stdin in the current directory for '-'); '-o -'\n"
           "writes to standard output.  In OUT and in --gnuplot's and --html's FILE,\n"
           "%r is the trace's rank, %n its file name without the directory, %% a '%'.\n"
+          "A trace compressed with zstd (MTRACE=NAME.zst) is read as it is.\n"
           "\n"
           "Several traces (MPI: NAME for rank 0, NAME-r for rank r) are converted\n"
           "one after the other, each into its own file, exactly as alone; OUT and\n"

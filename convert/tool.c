@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.c - the shared part of mtrace2massif and ms_print (see tool.h):
- * the error line, checked allocation, %XX names, gnuplot's quoting.
- * Calls nothing of either tool: every file of both may call it. */
+/* tool.c - the shared part of mtrace2massif, mtrace-diff and ms_print (see
+ * tool.h): the error line, checked allocation, %XX names, gnuplot's
+ * quoting, and the tools' inputs as files they can read twice (a pipe
+ * copied, a trace compressed with zstd decompressed, through libzstd loaded
+ * at run time).
+ * Calls nothing of the tools: every file of them may call it. */
 #include "tool.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -209,4 +213,209 @@ int tool_write_file(const char *prog, const char *name, int (*put)(FILE *f, void
 void tool_version(const char *prog)
 {
     printf("%s %s (mtrace, %s)\n", prog, MTRACE_TOOLS_VERSION, MTRACE_LICENCE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Inputs: a pipe copied, a trace compressed with zstd decompressed     */
+
+/* zstd's magic number, the first four bytes of a frame (RFC 8878). */
+static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+/* libzstd, loaded when a compressed input comes: the tools build and run
+ * without it (the tracer loads it the same way, runtime/zstd.c).  The
+ * few declarations of zstd.h's stable API used here. */
+struct zin { const void *src; size_t size, pos; };
+struct zout { void *dst; size_t size, pos; };
+#define ZSTD_D_WINDOWLOGMAX 100     /* ZSTD_d_windowLogMax */
+#define ZSTD_WINDOWLOG_LIMIT 27     /* zstd's own default: a 128 MiB window at most */
+/* What ZSTD_decompressStream asks for when its input stopped right after a
+ * whole block: the next block's header (ZSTD_blockHeaderSize; inside a
+ * block or a header it asks for more, and for a 4-byte checksum 4). */
+#define ZSTD_BLOCK_HEADER 3
+struct zlib {
+    void *(*create)(void);
+    size_t (*destroy)(void *);
+    size_t (*set)(void *, int, int);
+    size_t (*decompress)(void *, struct zout *, struct zin *);
+    unsigned (*is_error)(size_t);
+    const char *(*error_name)(size_t);
+};
+
+/* The library, or NULL with why (dlerror's text) in *why. */
+static const struct zlib *zlib_load(const char **lib, const char **why)
+{
+    static struct zlib z;
+    static int loaded;
+    static const char *err;
+    static char dl_err[512];
+    const char *name = getenv("MTRACE_ZSTD_LIB");   /* the tracer's test hook, here too */
+    *lib = name && *name ? name : "libzstd.so.1";
+    if (!loaded) {
+        void *h = dlopen(*lib, RTLD_NOW | RTLD_LOCAL);
+        static const char *const fns[] = { "ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_DCtx_setParameter",
+                                           "ZSTD_decompressStream", "ZSTD_isError", "ZSTD_getErrorName" };
+        void *f[6] = { 0 };
+        loaded = 1;
+        for (size_t i = 0; h && i < 6; i++)
+            if (!(f[i] = dlsym(h, fns[i])))
+                err = "a symbol of libzstd 1.4 is missing";
+        if (!h) {
+            const char *d = dlerror();
+            snprintf(dl_err, sizeof dl_err, "%s", d ? d : "not found");
+            err = dl_err;
+        }
+        if (!err) {
+            z.create = (void *(*)(void))f[0];
+            z.destroy = (size_t (*)(void *))f[1];
+            z.set = (size_t (*)(void *, int, int))f[2];
+            z.decompress = (size_t (*)(void *, struct zout *, struct zin *))f[3];
+            z.is_error = (unsigned (*)(size_t))f[4];
+            z.error_name = (const char *(*)(size_t))f[5];
+        }
+    }
+    *why = err ? err : "";
+    return err ? NULL : &z;
+}
+
+/* What a copy owns, freed before an error line unwinds (mtrace2massif
+ * goes on with its next trace). */
+struct copy {
+    struct tool_err *e;
+    FILE *t;
+    const struct zlib *z;
+    void *dctx;
+    char *in, *out;
+};
+
+static void copy_free(struct copy *c)
+{
+    if (c->t)
+        fclose(c->t);
+    if (c->dctx)
+        c->z->destroy(c->dctx);
+    free(c->in);
+    free(c->out);
+    memset(c, 0, sizeof *c);
+}
+
+static void copy_fail(struct copy *c, const char *fmt, const char *arg)
+{
+    char msg[1100];
+    struct tool_err *e = c->e;
+    snprintf(msg, sizeof msg, fmt, arg);
+    copy_free(c);
+    tool_fail(e, "%s", msg);
+}
+
+/* Up to n bytes of fd (fewer only at its end). */
+static size_t read_some(struct copy *c, int fd, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            copy_fail(c, "read error: %s", strerror(errno));
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
+static void put(struct copy *c, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, c->t) != n)
+        copy_fail(c, "cannot write a temporary file: %s", strerror(errno));
+}
+
+/* The zstd stream on fd, whose first nhead bytes were read into head
+ * already, decompressed into the temporary file: a frame after another
+ * (zstd -dc's rule), each whole, except that the last one may stop
+ * between two blocks without its end: the tracer ends a block at each
+ * write of its buffer, at a record's end, so that is the trace of a
+ * process killed (SIGKILL), read as a plain one is (its records, then the
+ * parser's warning: no tail).  Any other cut, inside a block or a header,
+ * is an error. */
+static void unzstd(struct copy *c, int fd, const unsigned char *head, size_t nhead)
+{
+    enum { IN = 1 << 17, OUT = 1 << 17 };   /* a block of each */
+    const char *lib, *why;
+    size_t left = 1, have = nhead;
+    if (!(c->z = zlib_load(&lib, &why))) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "compressed with zstd, and %s cannot be loaded (%s)", lib, why);
+        copy_fail(c, "%s", msg);
+    }
+    c->in = malloc(IN);
+    c->out = malloc(OUT);
+    if (!c->in || !c->out || !(c->dctx = c->z->create()))
+        copy_fail(c, "%s", "out of memory");
+    c->z->set(c->dctx, ZSTD_D_WINDOWLOGMAX, ZSTD_WINDOWLOG_LIMIT);
+    memcpy(c->in, head, nhead);
+    for (;;) {
+        have += read_some(c, fd, c->in + have, IN - have);
+        if (have == 0)
+            break;
+        struct zin in = { c->in, have, 0 };
+        while (in.pos < in.size) {
+            struct zout out = { c->out, OUT, 0 };
+            left = c->z->decompress(c->dctx, &out, &in);
+            if (c->z->is_error(left))
+                copy_fail(c, "not valid zstd data (%s)", c->z->error_name(left));
+            put(c, c->out, out.pos);
+        }
+        have = 0;
+    }
+    while (left != 0) {         /* the input is all in: what the decoder holds */
+        struct zin in = { c->in, 0, 0 };
+        struct zout out = { c->out, OUT, 0 };
+        left = c->z->decompress(c->dctx, &out, &in);
+        if (c->z->is_error(left))
+            copy_fail(c, "not valid zstd data (%s)", c->z->error_name(left));
+        if (out.pos == 0 && left == ZSTD_BLOCK_HEADER)   /* between two blocks */
+            break;
+        if (out.pos == 0 && left != 0)
+            copy_fail(c, "%s", "truncated zstd data: the file ends inside a block or a header");
+        put(c, c->out, out.pos);
+    }
+}
+
+int tool_input(struct tool_err *e, int fd)
+{
+    struct copy c = { .e = e };
+    unsigned char head[4];
+    size_t n;
+    int seekable = lseek(fd, 0, SEEK_CUR) >= 0;
+    if (seekable) {             /* read in place, unless compressed */
+        if (lseek(fd, 0, SEEK_SET) != 0)
+            copy_fail(&c, "cannot rewind: %s", strerror(errno));
+        n = read_some(&c, fd, head, sizeof head);
+        if (lseek(fd, 0, SEEK_SET) != 0)
+            copy_fail(&c, "cannot rewind: %s", strerror(errno));
+        if (n < sizeof head || memcmp(head, zstd_magic, sizeof head))
+            return fd;
+    } else
+        n = read_some(&c, fd, head, sizeof head);
+    if (!(c.t = tmpfile()))
+        copy_fail(&c, "cannot create a temporary file: %s", strerror(errno));
+    if (n == sizeof head && !memcmp(head, zstd_magic, sizeof head))
+        unzstd(&c, fd, head, seekable ? 0 : n);    /* a file: read again from 0 */
+    else {                      /* a pipe: its copy */
+        char buf[1 << 16];
+        put(&c, head, n);
+        while ((n = read_some(&c, fd, buf, sizeof buf)) > 0)
+            put(&c, buf, n);
+    }
+    if (fflush(c.t) != 0)
+        copy_fail(&c, "cannot write a temporary file: %s", strerror(errno));
+    int copy = dup(fileno(c.t));
+    if (copy < 0 || lseek(copy, 0, SEEK_SET) != 0) {
+        if (copy >= 0)
+            close(copy);
+        copy_fail(&c, "cannot read a temporary file back: %s", strerror(errno));
+    }
+    copy_free(&c);
+    return copy;
 }

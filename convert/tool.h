@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.h - what the two tools, mtrace2massif and ms_print, share: the
- * one-line error that unwinds, checked allocation, the longest line read,
- * the trace's %XX names, gnuplot's inert strings and the Massif file's keys.
+/* tool.h - what the tools, mtrace2massif, mtrace-diff and ms_print, share:
+ * the one-line error that unwinds, checked allocation, the longest line
+ * read, the trace's %XX names, gnuplot's inert strings, the Massif file's
+ * keys, and the inputs read twice (pipes, traces compressed with zstd).
  * The tracer (mtrace.h, mtrace.c) does not use this file. */
 #ifndef TOOL_H
 #define TOOL_H
@@ -91,6 +92,18 @@ void tool_json_str(FILE *f, const char *s, size_t n);
 
 /* --version: "PROG 1.0 (mtrace, MIT licence)" on standard output. */
 void tool_version(const char *prog);
+
+/* An input of mtrace2massif or mtrace-diff, open as fd, made a file that
+ * can be read twice from its start: fd itself when it is seekable and not
+ * compressed; else an unlinked temporary file (tmpfile) holding the text
+ * of a pipe, or of a zstd stream (recognised by its magic bytes, 28 b5 2f
+ * fd, whatever the input's name: MTRACE=NAME.zst traces; a pipe too),
+ * decompressed with libzstd.so.1 (loaded now: never needed to build or to
+ * read a plain input; MTRACE_ZSTD_LIB names another file, a test hook).
+ * Returns that file's descriptor, at offset 0; the caller closes fd if it
+ * differs.  A read error, a corrupt or truncated stream, libzstd missing:
+ * tool_fail, one line, with nothing left open. */
+int tool_input(struct tool_err *e, int fd);
 
 /* Writes the file `name` with put(f, arg) (0, or -1 for out of memory):
  * under a temporary name renamed over it at the end, so that a failure

@@ -235,6 +235,7 @@ struct mtrace_state {
                                    keep a copy of the state's space per file) */
     size_t bufsize;             /* bytes mapped at buf */
     char *buf;
+    void *zst;                  /* the compressor (runtime/zstd.c), 0: plain */
     int opened;                 /* the trace was opened (its first record) */
     int no_writer;              /* MTRACE_WRITER=0: records formatted in the program's thread */
     struct mtrace_ring ring;

@@ -278,6 +278,7 @@ static void mtrace_init(void)
     pmtrace.fname = mt.path;
     if (mt.level == 1)          /* the file is opened at the first record */
         mt.tracing = mtrace_set_path() && mtrace_path_fits();
+    mtrace_zst_load();          /* libzstd for NAME.zst, before READY */
     mtrace_set_rss(mt.startrss = mtrace_rss());
     mt.recno_text[0] = '0';
     mt.recno_len = 1;

@@ -529,6 +529,11 @@ static int mtrace_after_destructors(void (*fn)(void))
 #endif
 }
 
+/* The dynamic loader's lookup, weak: no libdl needed, and 0 where there is
+   none (a static binary; a C library older than glibc 2.34 without libdl
+   linked).  dlopen is reached through it, never named (see below). */
+extern void *mtrace_dlsym(void *, const char *) MTRACE_SYM_(dlsym) __attribute__((weak));
+
 #if defined(__GLIBC__) && !defined(MTRACE_RUNTIME)
 /* One-line use: the copy of the runtime that started registered handlers
    (exit, fork, signals) that point into its own object.  If that object
@@ -543,7 +548,6 @@ static int mtrace_after_destructors(void (*fn)(void))
    programs crashed at start.) */
 struct mtrace_dl_info { const char *fname; void *fbase; const char *sname; void *saddr; };
 extern int mtrace_dladdr(const void *, struct mtrace_dl_info *) MTRACE_SYM_(dladdr) __attribute__((weak));
-extern void *mtrace_dlsym(void *, const char *) MTRACE_SYM_(dlsym) __attribute__((weak));
 static void mtrace_pin_module_of(const void *addr)
 {
     struct mtrace_dl_info info;

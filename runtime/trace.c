@@ -163,6 +163,7 @@ static void mtrace_open_trace(void)
     }
     if (fd >= 0) {
         pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
+        mtrace_zst_start();     /* NAME.zst: a zstd frame begins */
         mt.opened = 1;
         if (!mt.no_writer)
             __atomic_store_n(&mt.ring.writer, MTRACE_WRITER_WANTED, __ATOMIC_RELEASE);
@@ -336,6 +337,8 @@ static int mtrace_end_trace(int join)
     mtrace_ring_drain();
     if (mtrace_tracing()) {
         mtrace_put_renamed();
+        mtrace_ring_drain();    /* (the writer idle: the next write is the tail's, */
+        mtrace_zst_ending();    /* which ends NAME.zst's frame) */
         mtrace_put_gnuplot();
     }
     mtrace_ring_stop(join);

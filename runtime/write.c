@@ -9,7 +9,7 @@
    warning that gives the trace up.  Whoever consumes the ring runs this:
    the writer thread, or the program's thread when there is none
    (runtime/ring.c).
-   May call: runtime/state.c, out.c. */
+   May call: runtime/state.c, out.c, zstd.c. */
 
 /* Around the tracer's I/O, which may run with its lock held: no
    cancellation (write and open are cancellation points, and a thread
@@ -180,7 +180,7 @@ static void mtrace_flush(void)
     fd = mtrace_fd_ok() ? mt.fd : -1;
     while (fd >= 0 && mt.flushed < mt.len) {
         size_t from = mt.flushed;
-        long w = mtrace_write(fd, mt.buf + from, mt.len - from);
+        long w = mtrace_zst_write(fd, mt.buf + from, mt.len - from);  /* write(2), or compressed */
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
