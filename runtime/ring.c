@@ -215,10 +215,14 @@ static void mtrace_ring_stop(int join)
 /* ---- the program's threads: appending, lock held ---- */
 
 /* Waits for `need` bytes of room: the writer is woken and given the
-   processor; without one, the caller formats what is there. */
+   processor, then, if it is still behind (a compressed trace: zstd takes
+   about 360 MB of text a second, churn makes 600), waited for in naps of
+   a millisecond, not by spinning on a core it may need; without a
+   writer, the caller formats what is there. */
 static void mtrace_ring_wait(size_t need)
 {
     struct mtrace_ring *r = &mt.ring;
+    int turns = 0, never = 0;
     for (;;) {
         int w;
         r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
@@ -227,7 +231,10 @@ static void mtrace_ring_wait(size_t need)
         w = mtrace_writer_state();
         if (w == MTRACE_WRITER_RUNNING) {
             mtrace_wake_writer();
-            mtrace_sched_yield();
+            if (++turns < 16)
+                mtrace_sched_yield();
+            else
+                mtrace_sleep_on(&never, 0, 1);
         } else
             mtrace_consume(r->head);
     }
