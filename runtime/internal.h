@@ -8,13 +8,17 @@
    The rules every file keeps:
    - One lock (mtrace_lock) guards everything in the state that changes
      after start: the block tables, the site and stack tables, the totals
-     and the trace buffer.  Records are formatted under it, which is what
-     makes RECNO gapless and every TOTAL consistent with the record order.
-     Read without it: `state` (atomic), `nsegs` and a segment's `traced`
-     (published with release stores, read with acquire loads).
+     and the appending end of the writer's ring.  Records are appended
+     under it, which is what makes RECNO gapless and every TOTAL
+     consistent with the record order.  Read without it: `state`
+     (atomic), `nsegs` and a segment's `traced` (published with release
+     stores, read with acquire loads), and the ring's consumer side: the
+     text buffer, RECNO and MAXRSS as text, `tail` and `done`, owned by the
+     one consumer, the writer thread or, with none, the lock's holder
+     (runtime/ring.c).
    - What a signal handler may run (the tracer may be interrupted anywhere,
      and the program's handler may allocate): the output helpers of
-     runtime/out.c, mtrace_flush, and the exit paths of runtime/life.c
+     runtime/out.c, mtrace_ring_drain, and the exit paths of runtime/life.c
      (mtrace_on_signal, mtrace_write_out).  A traced call made by a handler
      that interrupted the tracer on its own thread passes through untraced
      (mtrace_pending.busy).
