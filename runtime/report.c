@@ -44,7 +44,8 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
     mtrace_get_place(&place[1], alloc);
     mtrace_get_place(&place[2], freed);
     chain[1].n = alloc && a->parent ? a->nframes : 0;
-    memcpy(chain[1].ret, a->frames, chain[1].n * sizeof *chain[1].ret);
+    if (chain[1].n)             /* (a site without a stack has no frames: NULL) */
+        memcpy(chain[1].ret, a->frames, chain[1].n * sizeof *chain[1].ret);
     (*count)++;
     mtrace_ring_drain();
     mtrace_unlock();

@@ -92,6 +92,20 @@ for cc in $CCS; do
     done
 done
 
+# --- UndefinedBehaviorSanitizer alone: mtrace's double-free and invalid-free
+# reports (its checks stay on without ASan) run no undefined code
+for use in one lib; do
+    build badfree gcc $use -g -O1 -fsanitize=undefined -fno-sanitize-recover=all
+    for how in double stack; do
+        e=badfree.gcc.$use
+        env MTRACE=$e.$how.trace "./$e" $how > $e.$how.out 2> $e.$how.err; echo $? > $e.$how.rc
+        has "UBSan, $use use, $how: mtrace names the bad free" $e.$how.err \
+            "$([ $how = double ] && echo 'error: double free of a block (in main)' || echo 'error: free of an address on the stack (in main)')"
+        hasnt "UBSan, $use use, $how: no undefined behaviour in the report" $e.$how.err "runtime error"
+        check "UBSan, $use use, $how: then abort (SIGABRT: 134)" test "$(cat $e.$how.rc)" = 134
+    done
+done
+
 # --- Valgrind's Memcheck: the tracer's tables hold no pointer into a live
 # block (runtime/blocks.c), so a traced program's leaks are definitely lost
 if command -v valgrind > /dev/null; then
