@@ -223,8 +223,8 @@ $CC $CFLAGS_T -O0 -DMTRACE=1 $LIB -c fnptr.c -o fnptr.o && \
 MTRACE_DEPTH=4 MTRACE=fp.trace ./fnptr 2> fp.err
 grep -A1 'fnptr.c:14: error' fp.err > fp.got
 printf 'fnptr.c:14: error: 1000 bytes in 1 block leaked here\nfnptr.c:28: note: called from main\n' > fp.expected
-same "through a pointer, MTRACE_DEPTH=4: the caller under the place" fp.expected fp.got
-check "through a pointer, MTRACE_DEPTH=4: the stack names main" test "$(names fp.trace 1)" = main
+nasan same "through a pointer, MTRACE_DEPTH=4: the caller under the place" fp.expected fp.got
+nasan check "through a pointer, MTRACE_DEPTH=4: the stack names main" test "$(names fp.trace 1)" = main
 
 # --- leak records that read the same are one: a wrapper's two malloc
 #     lines, both charged past MTRACE_ALLOC_FN to one call in make()

@@ -51,7 +51,7 @@ lsan_leaks() {
 CCS="gcc"
 command -v clang > /dev/null && CCS="gcc clang" || fail "clang is not installed (apt-get install clang)"
 for cc in $CCS; do
-    for use in one lib; do
+    for use in one $([ -z "$ASAN" ] || [ $cc = gcc ] && echo lib); do    # (nasan: clang and gcc's ASan lib)
         for name in leak example clean; do
             [ $name = clean ] && [ $use = one ] && continue     # (a one-line build is slow)
             build $name $cc $use $SAN
@@ -110,7 +110,7 @@ done
 # --- Valgrind's Memcheck: the tracer's tables hold no pointer into a live
 # block (runtime/blocks.c), so a traced program's leaks are definitely lost
 if command -v valgrind > /dev/null; then
-    for use in one lib; do
+    for use in one $([ -z "$ASAN" ] && echo lib); do      # (nasan: an ASan libmtrace under Memcheck)
         build leak gcc $use -g -O0
         MTRACE=leak.vg.trace valgrind --leak-check=full ./leak.gcc.$use > leak.vg.$use.out 2> leak.vg.$use.err
         bytes=$(mtrace_leaks leak.vg.$use.err | awk '{ n += $2 } END { print n + 0 }')
