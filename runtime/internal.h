@@ -153,8 +153,7 @@ struct mtrace_ring {
     size_t tail_seen;           /* `tail` as last read: the free space known */
     int writer;                 /* 0: none (records formatted in the program's thread),
                                    1: to start after this call, 2: starting, 3: running */
-    int joinable;               /* a writer was started in this process, not yet joined */
-    pthread_t thread;           /* ...its thread */
+    int tid;                    /* the writer's thread id, 0 for none (mtrace_ring_stop) */
     size_t head __attribute__((aligned(64)));  /* entries before it are complete */
     int failed;                 /* the writer gave the trace up (mtrace_warn) */
     int drain;                  /* a thread waits for everything before `head` to be out */

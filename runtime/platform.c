@@ -412,37 +412,36 @@ static void mtrace_drop_pending(const sigset_t *set)
    every signal blocked (the program's signals are for the program's
    threads: a handler of the program's must never run on ours), named by
    its creator where threads have names (ps, top and gdb show it; named
-   before the call that started it returns), and joined at exit (the
-   report counts the threads still running: ours must be gone).  1 if it
-   started. */
+   before the call that started it returns), and detached: at exit the
+   report waits until it is gone (mtrace_thread_gone), which a join could
+   not do on every way out (ThreadSanitizer checks for threads never
+   joined before our report runs).  1 if it started. */
 MTRACE_LIBC(int, mtrace_pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *),
             pthread_create);
-MTRACE_LIBC(int, mtrace_pthread_join, (pthread_t, void **), pthread_join);
+MTRACE_LIBC(int, mtrace_pthread_detach, (pthread_t), pthread_detach);
 #ifdef __linux__
 MTRACE_LIBC(int, mtrace_pthread_setname, (pthread_t, const char *), pthread_setname_np);
 #endif
-static int mtrace_start_thread(void *(*fn)(void *), const char *name, pthread_t *t)
+static int mtrace_start_thread(void *(*fn)(void *), const char *name)
 {
     sigset_t all, old;
+    pthread_t t;
     int err;
     sigfillset(&all);
     mtrace_sigmask(SIG_SETMASK, &all, &old);
-    err = mtrace_pthread_create(t, 0, fn, 0);
+    err = mtrace_pthread_create(&t, 0, fn, 0);
     mtrace_sigmask(SIG_SETMASK, &old, 0);
     if (err)
         return 0;
 #ifdef __linux__
-    mtrace_pthread_setname(*t, name);
+    mtrace_pthread_setname(t, name);
 #else
     (void)name;
 #endif
+    mtrace_pthread_detach(t);
     return 1;
 }
 
-static void mtrace_join_thread(pthread_t t)
-{
-    mtrace_pthread_join(t, 0);
-}
 
 /* Sleeping on a word until another thread changes it and wakes us, or ms
    milliseconds pass: Linux's futex (no system call for the waker unless
@@ -472,6 +471,31 @@ static void mtrace_wake_on(int *word)
     mtrace_syscall(SYS_futex, word, MTRACE_FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 #else
     (void)word;
+#endif
+}
+
+/* The calling thread's id, and whether the thread of that id is gone from
+   this process (Linux: its /proc/self/task entry, removed when it has
+   exited); elsewhere 0, and gone. */
+static int mtrace_gettid(void)
+{
+#ifdef __linux__
+    return (int)mtrace_syscall(SYS_gettid);
+#else
+    return 0;
+#endif
+}
+
+static int mtrace_thread_gone(int tid)
+{
+#ifdef __linux__
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/self/task/%d", tid);
+    return tid <= 0 || stat(path, &st) != 0;
+#else
+    (void)tid;
+    return 1;
 #endif
 }
 

@@ -89,6 +89,7 @@ static void *mtrace_writer_main(void *unused)
     size_t head;
     int drain, stop, woke = 0;
     (void)unused;
+    __atomic_store_n(&r->tid, mtrace_gettid(), __ATOMIC_RELEASE);
     while (mtrace_writer_state() != MTRACE_WRITER_RUNNING)  /* its creator says so under the lock */
         mtrace_sched_yield();
     for (;;) {
@@ -148,9 +149,8 @@ static void mtrace_writer_start(void)
     mtrace_unlock();
     if (!ok)
         return;
-    ok = mtrace_getpid() == mt.pid && mtrace_start_thread(mtrace_writer_main, "mtrace writer", &mt.ring.thread);
+    ok = mtrace_getpid() == mt.pid && mtrace_start_thread(mtrace_writer_main, "mtrace writer");
     mtrace_lock();
-    mt.ring.joinable = ok;
     __atomic_store_n(&mt.ring.writer, ok ? MTRACE_WRITER_RUNNING : MTRACE_NO_WRITER, __ATOMIC_RELEASE);
     mtrace_unlock();
 }
@@ -192,9 +192,9 @@ static void mtrace_ring_drain(void)
 
 /* Drains the ring and ends the writer: what follows (the report, the
    process's end) has the trace to itself.  `join`: and wait until its
-   thread is gone (the report counts the threads still running); not on
-   the way out of a signal handler or _exit, where only the trace
-   matters. */
+   thread is gone from the process (the report counts the threads still
+   running); not on the way out of a signal handler or _exit, where only
+   the trace matters. */
 static void mtrace_ring_stop(int join)
 {
     mtrace_ring_drain();
@@ -203,9 +203,11 @@ static void mtrace_ring_stop(int join)
         mtrace_wake_writer();
         mtrace_sched_yield();
     }
-    if (join && mt.ring.joinable) {
-        mt.ring.joinable = 0;
-        mtrace_join_thread(mt.ring.thread);
+    if (join) {                 /* gone from the process: a second at most */
+        int tid = __atomic_load_n(&mt.ring.tid, __ATOMIC_ACQUIRE), never = 0, ms;
+        for (ms = 0; tid && !mtrace_thread_gone(tid) && ms < 1000; ms++)
+            mtrace_sleep_on(&never, 0, 1);
+        mt.ring.tid = 0;
     }
     if (mt.ring.mem)
         mtrace_consume(mt.ring.head);
@@ -314,7 +316,7 @@ static void mtrace_ring_forget(void)
 {
     struct mtrace_ring *r = &mt.ring;
     mt.no_writer = 1;
-    r->joinable = 0;            /* the parent's thread, not the child's */
+    r->tid = 0;                 /* the parent's thread, not the child's */
     r->fill = r->tail_seen = r->head = r->tail = r->done = 0;
     r->writer = MTRACE_NO_WRITER;
     r->drain = r->stop = r->sleeping = 0;
