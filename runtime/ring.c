@@ -90,8 +90,11 @@ static void *mtrace_writer_main(void *unused)
     int drain, stop, woke = 0;
     (void)unused;
     __atomic_store_n(&r->tid, mtrace_gettid(), __ATOMIC_RELEASE);
-    while (mtrace_writer_state() != MTRACE_WRITER_RUNNING)  /* its creator says so under the lock */
+    while (mtrace_writer_state() != MTRACE_WRITER_RUNNING) {    /* its creator says so under the lock, */
+        if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))        /* ...unless the process ended first */
+            return 0;
         mtrace_sched_yield();
+    }
     for (;;) {
         head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
         drain = __atomic_load_n(&r->drain, __ATOMIC_ACQUIRE);
@@ -151,6 +154,8 @@ static void mtrace_writer_start(void)
         return;
     ok = mtrace_getpid() == mt.pid && mtrace_start_thread(mtrace_writer_main, "mtrace writer");
     mtrace_lock();
+    if (__atomic_load_n(&mt.ring.stop, __ATOMIC_ACQUIRE))
+        ok = 0;                 /* the trace ended while it started: it ends at once */
     __atomic_store_n(&mt.ring.writer, ok ? MTRACE_WRITER_RUNNING : MTRACE_NO_WRITER, __ATOMIC_RELEASE);
     mtrace_unlock();
 }
