@@ -21,7 +21,6 @@ check "harden.c builds without a warning" test -x "$B/harden" -a ! -s "$B/cc.err
 # h DIR MODE [args]: runs harden in DIR (10 s at most); out, err, rc in DIR
 h() { local d=$1; shift; (cd "$d" && timeout 10 "${HARDEN:-$B/harden}" "$@" > out 2> err; echo $? > rc); }
 rc() { [ "$(cat "$1/rc")" = "$2" ] || { echo "     exit status $(cat "$1/rc"), expected $2"; return 1; }; }
-replays() { awk -f "$TOP/tests/tracer/replay.awk" ${2:+-v notail=1} "$1" > "$1.replay" || { cat "$1.replay"; return 1; }; }
 warned() { test "$(grep -c "no trace, summary only" "$1")" = 1; }
 
 # --- 1. The default name ./mtrace: never through a link, never a FIFO's

@@ -26,6 +26,11 @@ fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $*"; }
 # not counted.
 nasan() { [ -n "$ASAN" ] || "$@"; }
 
+# replays TRACE [notail]: TRACE checked against itself, record by record
+# (tests/tracer/replay.awk; `notail`: a trace cut short, no gnuplot lines);
+# its verdict in TRACE.replay, printed when it fails
+replays() { awk -f "$TOP/tests/tracer/replay.awk" ${2:+-v notail=1} "$1" > "$1.replay" || { cat "$1.replay"; return 1; }; }
+
 # check NAME CMD...: passes when CMD exits 0
 check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 

@@ -19,7 +19,6 @@ check "writer.c builds without a warning at levels 1 and 2" test -x "$B/writer1"
 w() { local d=$1 p=$2; shift 2; mkdir -p "$d"; (cd "$d" && MTRACE=$d/trace timeout 60 "$B/$p" "$@" > out 2> err; echo $? > rc); }
 # the trace without MAXRSS (column 6 of + - < >) and the gnuplot tail (its start RSS)
 norss() { awk '/^[-+<>] / { $6 = "" } /^(set|plot) / { next } { print }' "$1"; }
-replays() { awk -f "$TOP/tests/tracer/replay.awk" "$1" > "$1.replay" || { cat "$1.replay"; return 1; }; }
 
 # --- Whose threads: one writer at level 1, none at level 2 or with MTRACE_WRITER=0
 w "$TMP/t1" writer1 threads

@@ -33,7 +33,6 @@ rc() { [ "$(cat "$1/rc")" = "$2" ] || { echo "     exit status $(cat "$1/rc"), e
 # tool DIR CMD...: a tool's run (10 s at most: a hang fails), its status in DIR/rc
 tool() { local d=$1; shift; mkdir -p "$d"; (cd "$d" && timeout 10 "$@" > out 2> err; echo $? > rc); }
 magic() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]; }
-replays() { awk -f "$TOP/tests/tracer/replay.awk" ${2:+-v notail=1} "$1" > "$1.replay" || { cat "$1.replay"; return 1; }; }
 # a trace's text without what two runs never share: MAXRSS (the 6th field
 # of + - < >: the compressor's pages are resident too), and in the tail
 # the trace's own name and the resident size at start
