@@ -44,6 +44,14 @@ wait
 for r in $running; do
     show "$r"
 done
+# the failed checks once more, by suite, just above the total: a long log
+# is often read by its tail only
+if [ "$status" != 0 ]; then
+    echo "=== failed"
+    for name in $list; do
+        grep -H '^FAIL' "$LOGS/$name.log" 2> /dev/null | sed "s|^$LOGS/||; s|\.log:| |"
+    done
+fi
 awk '{p += $1; f += $2} END {printf "%d passed, %d failed\n", p, f}' "$RESULTS"
 [ -s "$RESULTS" ] || status=1
 exit $status
