@@ -28,7 +28,7 @@ echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $runs round
 echo
 echo "| figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns | 4 threads wall / CPU ns |"
 echo "|---|---|---|---|"
-for mode in private atomic spin yield spinyield; do
+for mode in private atomic spin yield spinyield combine; do
     row="| $mode"
     for n in 1 2 4; do
         for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" || exit 1; done > "$W/out"
@@ -42,6 +42,8 @@ echo "CPU: CPU time of all threads / all calls. private: per-thread figures, no 
 echo "(the unreachable ideal); atomic: atomic adds and CAS peaks on shared lines;"
 echo "spin: a lock whose waiters spin; yield: mtrace's lock (spin, yield every other turn)."
 echo "spinyield: a lock whose waiters spin up to 256 pauses, then yield."
+echo "combine: flat combining, each thread posts its change in a slot of its own and"
+echo "whichever thread holds the lock applies every posted one (delegation)."
 
 # --- 1b. The same, in issue 29's two threaded shapes (bench/shapes.c's
 # shapes at floor.c's cost): pools of 2,500 blocks changing hands between 8
@@ -53,7 +55,7 @@ echo
 echo "| shape | figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns | 2T / 1T wall |"
 echo "|---|---|---|---|---|"
 for shape in pools handoff; do
-    for mode in private yield spinyield; do
+    for mode in private yield spinyield combine; do
         row="| $shape | $mode"
         for n in 1 2; do
             for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" 4000000 "$shape" || exit 1; done > "$W/out"
