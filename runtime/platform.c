@@ -84,7 +84,10 @@ MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
    the real ones are reached by their __libc_ names.  Not when the runtime
    is compiled with a sanitizer, whose own malloc must stay the program's,
    nor when libmtrace, compiled without, runs in a sanitized program
-   (mtrace_under_sanitizer, below): the process's plain names then. */
+   (mtrace_under_sanitizer, below): the process's plain names then.  The
+   one-line runtime compiled plainly into a file that a sanitized program
+   links is told with -DMTRACE_SANITIZED=1 (doc/limits.md): its malloc
+   beside the sanitizer's would crash the program at start. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
 #define MTRACE_SANITIZED 1
