@@ -101,6 +101,6 @@ static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *
     b->word = (uint64_t)t->epoch << MTRACE_EPOCH_SHIFT | (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1)
         | MTRACE_FREED | mtrace_b_site(b);
     t->nlive--;
-    mtrace_tombstone_made(t);
+    mtrace_tombstone_made(t, mtrace_b_addr(b));
 }
 

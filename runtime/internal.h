@@ -73,6 +73,19 @@ struct mtrace_range {
     struct mtrace_block *slots; /* its bucket; 0 in an empty directory slot */
 };
 
+/* The ranges an epoch's frees left tombstones in (range number + 1, open
+   addressing, at most half full; an epoch with more ranges than that is
+   not listed), so that forgetting that epoch reads those ranges only
+   (mtrace_forget_oldest).  MTRACE_SETS epochs are listed, twice those a
+   table keeps. */
+#define MTRACE_SET_SLOTS 2048
+#define MTRACE_SETS 32
+struct mtrace_epoch_set {
+    uint64_t epoch;             /* the epoch listed (its number + 1); 0: none */
+    size_t n;                   /* ranges in it */
+    uint64_t range[MTRACE_SET_SLOTS];
+};
+
 struct mtrace_table {
     struct mtrace_range *dir;    /* open addressing, linear probing, at most half full */
     size_t n, nranges;          /* directory slots, ranges in it */
@@ -80,6 +93,10 @@ struct mtrace_table {
     unsigned epoch;             /* the epoch new tombstones get, */
     size_t epoch_left;          /* ...for this many more frees */
     size_t forgotten;           /* tombstones forgotten for MTRACE_FREED_MAX */
+    uint64_t epoch_no;          /* epochs begun before the current one */
+    uint64_t clean_below;       /* no tombstone left of the epochs before this one */
+    uint64_t last_listed;       /* the range (+ 1) last listed in the current epoch */
+    struct mtrace_epoch_set *sets;  /* MTRACE_SETS, from half the budget on; else 0 */
     size_t largest;             /* the largest block it ever held (mtrace_holder) */
     struct mtrace_block *spare[MTRACE_CLASSES];    /* buckets given back, by class */
     char *cut, *cut_end;        /* the mapped space new buckets are cut from */

@@ -185,6 +185,53 @@ tomb tcyc MTRACE_FREED_MAX=16 -- 10 30 0
 nasan check "MTRACE_FREED_MAX=16, 10 freed, then an address freed and given back 30 times: 11 tombstones, the first double free caught" caught tcyc
 hasnt "... none forgotten" tcyc.err "forgotten"
 
+# --- the same budget over hundreds of 64 KiB ranges, freed in a scattered
+#     order: forgetting an epoch reads only the ranges its frees left
+#     tombstones in (runtime/blocks.c, mtrace_forget_oldest); the count
+#     forgotten is the documented rule's, simulated here (an epoch is
+#     budget/16 frees; over the budget, the tombstones 15 epochs old or
+#     more go), and a block freed 14 epochs ago is still caught
+#     [freed-sets-unlisted, freed-sets-stale]
+cat > spread.c <<'EOT'
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    long n = atol(argv[1]), back = atol(argv[2]), i;
+    char **p = malloc((size_t)n * sizeof *p);
+    (void)argc;
+    for (i = 0; i < n; i++)
+        p[i] = malloc(i % 8 ? 24 : 20000);      /* about 26 blocks a range */
+    for (i = 0; i < n; i++)
+        free(p[i * 7919 % n]);
+    if (back > 0)
+        free(p[(n - back) * 7919 % n]);         /* DOUBLE */
+    free(p);
+    return 0;
+}
+EOT
+MTRACE_LEVEL=2 build spread
+lsp=$(line_of spread.c DOUBLE)
+# forgotten BUDGET FREES: what the rule forgets of FREES tombstones made in turn
+forgotten() {
+    awk -v b="$1" -v n="$2" 'BEGIN { size = int(b / 16); left = size; e = 0; kept = 0; lo = 0
+        for (f = 1; f <= n; f++) {
+            count[e]++; kept++
+            if (--left == 0) { e++; left = size }
+            if (kept > b)
+                for (; lo <= e - 15; lo++) { gone += count[lo]; kept -= count[lo]; count[lo] = 0 }
+        }
+        print gone + 0 }'
+}
+for budget in 1024 4000; do
+    run spread$budget spread MTRACE_DOUBLE_FREE=continue MTRACE_FREED_MAX=$budget -- 30000 $((budget * 14 / 16 - 1))
+    want=$(forgotten $budget 30001)
+    nasan has "MTRACE_FREED_MAX=$budget, 30,001 frees over hundreds of ranges: the rule's $want forgotten" \
+        spread$budget.err "*** MTRACE: $want freed blocks forgotten (MTRACE_FREED_MAX=$budget)"
+    nasan has "MTRACE_FREED_MAX=$budget: the block freed $((budget * 14 / 16 - 1)) frees before the last is caught" \
+        spread$budget.err "spread.c:$lsp: error: double free of a block (in main)"
+done
+check "the rule as simulated: 37 frees, budget 16: 21 forgotten (as above)" test "$(forgotten 16 37)" = 21
+
 # --- suppressions on a program compiled with its directory (files named
 #     by their whole path), the line rule, the malformed lines
 #     [supp-basename, supp-line-ignored, supp-line-parse, supp-fun-empty,
