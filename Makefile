@@ -180,8 +180,9 @@ BENCH_RECORDS ?= 100000000
 # The suites' mutation check (tests/mutate/run.sh): each change listed in
 # tests/mutate/mutants.txt made to a copy of the tree, built, and run
 # against the suites that should catch it; fails below 95% caught or when
-# a change no longer applies to the source.  About 13 minutes on 2 idle
-# cores.  `make mutate MUTANTS="peak-recno budget-mega"` runs some.
+# a change no longer applies to the source (which `make test` checks too,
+# in tests/ci.sh).  About 13 minutes on 2 idle cores.
+# `make mutate MUTANTS="peak-recno budget-mega"` runs some.
 mutate:
 	tests/mutate/run.sh $(MUTANTS)
 .PHONY: mutate

@@ -4,7 +4,8 @@
 # (MTRACE_MAX_HEAP) and the JSON report (MTRACE_REPORT), checked against
 # the text report.  tests/ci/cache.c leaks 300 bytes on purpose (its
 # vendor's cache, vendor.h:5) and 10 by mistake (cache.c:16); its peak is
-# 8300 bytes, at record 2.
+# 8300 bytes, at record 2.  Last, the project's own CI: the mutation
+# check's list still fits the source (tests/mutate/run.sh --check).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/ci" || exit 2
 for level in 1 2 3; do
@@ -161,4 +162,17 @@ sys.exit(0 if ok else 1)
 EOT
 check "doc/report-json.md: its example has the runtime's fields, in its order" \
     python3 "$TMP/keys.py" "$TOP/doc/report-json.md" "$J"
+
+# every entry of tests/mutate/mutants.txt still finds its text once in its
+# file: code reformatted or moved fails here, at once, not as STALE at the
+# next `make mutate`.  Not in make mutate's own copy (MUTATE_COPY), where
+# the mutant applied has made its own text stale.
+if [ -z "${MUTATE_COPY:-}" ]; then
+    if MUTATE_LIST= MUTATE_KEEP= bash "$TOP/tests/mutate/run.sh" --check > "$TMP/stale" 2>&1 && [ ! -s "$TMP/stale" ]; then
+        pass "tests/mutate/mutants.txt: no stale entry (tests/mutate/run.sh --check)"
+    else
+        fail "tests/mutate/mutants.txt: stale entries (rewrite their from:, or their file:)"
+        sed 's/^/     /' "$TMP/stale"
+    fi
+fi
 finish

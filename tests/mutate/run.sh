@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate/run.sh [ID...] - a mutation check of the test suite (issue 22,
 # item 5; `make mutate`).
+# tests/mutate/run.sh --check - only the list's STALE entries (below), in
+# the tree as it is: nothing built, nothing run; status 0 when there is
+# none, 1 when there are (each printed), 2 for a list that does not parse.
+# tests/ci.sh runs it, so that `make test` fails as soon as a change to the
+# source leaves an entry behind, not at the next `make mutate`.
 #
 # Copies the tree (its tracked files and the untracked ones git does not
 # ignore) to a temporary directory, checks that every mutant's original text
@@ -14,6 +19,9 @@
 # that fails without a FAIL line (killed from outside?) is said so.  At the end
 # the score, "N of M killed (P%)", and the survivors.  Equivalent entries
 # are listed, never run, never counted.
+#
+# The suites run with MUTATE_COPY=1 in their environment: in the copy the
+# mutant applied has made its own text stale, so tests/ci.sh skips --check.
 #
 # Exit status: 0 when the score is at least MUTATE_TARGET percent and no
 # entry is STALE; 1 otherwise; 2 if the tree cannot be copied or built, or
@@ -125,6 +133,13 @@ elif cmd == "apply":        # apply ID ORIGDIR: the original from ORIGDIR, mutat
     open("%s/%s" % (tree, e["file"]), "w", encoding="utf-8").write(text.replace(e["from"], e["to"], 1))
 EOT
 helper() { python3 "$WORK/helper.py" "$@"; }
+if [ "${1:-}" = --check ]; then      # (the helper's text stays in one place: here)
+    MUTATE_KEEP=
+    helper check "$LIST" "$SRC" > "$WORK/stale" || exit 2
+    while IFS=$'\t' read -r id why; do echo "STALE    $id: $why"; done < "$WORK/stale"
+    [ -s "$WORK/stale" ] && exit 1
+    exit 0
+fi
 LISTED=$LIST LIST=$WORK/mutants.txt         # the list as it was at the start
 cp "$LISTED" "$LIST"
 helper parse "$LIST" "$COPY" > "$WORK/entries" || exit 2
@@ -171,6 +186,7 @@ run_suite() {
     (
         cd "$COPY" || exit 2
         [ ${#env[@]} -gt 0 ] && export "${env[@]}"
+        export MUTATE_COPY=1
         case $name in
             model|convmodel) exec timeout -k 30 "$TIMEOUT" bash "tests/$name/run.sh" $args ;;
             *) [ -f "tests/$name.sh" ] || { echo "no suite tests/$name.sh"; exit 2; }
