@@ -30,6 +30,11 @@
               frees them (issue 29's second: every free is of the other
               thread's block); one thread alone fills and empties the ring
 
+   FLOOR_WORK=N in the environment adds N dependent reads of a 4 MiB table
+   to each call's ordered work (the lock held, or by the combiner), as the
+   tracer's table and figures add theirs: a longer critical section, and
+   what its length does to the waiting.
+
    usage: floor THREADS MODE [CALLS [SHAPE]]    prints wall and CPU ns per call */
 #include <pthread.h>
 #include <sched.h>
@@ -57,10 +62,38 @@ static void take(int yield)
                 __builtin_ia32_pause();
 }
 
+/* FLOOR_WORK: a random cycle through a table of 4 MiB, N steps a call. */
+#define TABLE (1 << 19)
+static unsigned *table;
+static unsigned at;
+static long work;
+
+static void make_table(void)
+{
+    unsigned i, j, t;
+    unsigned long seed = 12345;
+    table = malloc(TABLE * sizeof *table);
+    for (i = 0; i < TABLE; i++)
+        table[i] = i;
+    for (i = TABLE - 1; i > 0; i--) {   /* Sattolo: one cycle through all */
+        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+        j = (unsigned)((seed >> 33) % i);
+        t = table[i], table[i] = table[j], table[j] = t;
+    }
+}
+
+static void table_work(void)
+{
+    long k;
+    for (k = 0; k < work; k++)
+        at = table[at];
+}
+
 /* One call's figures, size bytes allocated, the ordered way. */
 static void count_locked(long size, int yield)
 {
     take(yield);
+    table_work();
     total.live += size;
     if (total.live > total.peak)
         total.peak = total.live;
@@ -81,8 +114,11 @@ static struct post posts[64];
 static __thread int my_slot;
 static long nthreads;
 
+static void table_work(void);
+
 static void apply(long size)
 {
+    table_work();
     total.live += size;
     if (total.live > total.peak)
         total.peak = total.live;
@@ -288,6 +324,8 @@ int main(int argc, char **argv)
     }
     mode = argv[2];
     nthreads = n;
+    if (getenv("FLOOR_WORK") && (work = atol(getenv("FLOOR_WORK"))) > 0)
+        make_table();
     if (argc > 3)
         calls = atol(argv[3]);
     pthread_barrier_init(&round_end, 0, (unsigned)n);
