@@ -89,33 +89,7 @@ static void table_work(void)
         at = table[at];
 }
 
-/* One call's figures, size bytes allocated, the ordered way. */
-static void count_locked(long size, int yield)
-{
-    take(yield);
-    table_work();
-    total.live += size;
-    if (total.live > total.peak)
-        total.peak = total.live;
-    total.calls++;
-    site.live += size;
-    if (site.live > site.peak)
-        site.peak = site.live;
-    site.calls++;
-    __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
-}
-
-/* combine: one slot a thread, on a line of its own.  A waiter yields
-   every other turn, as mtrace's lock does: waiters that spun 63 turns in
-   64 made every call slower (2 threads, own pools: 95 ns a call against
-   53 for the yielding lock), the slots' lines moving on every call. */
-struct post { long change; int posted; } __attribute__((aligned(64)));
-static struct post posts[64];
-static __thread int my_slot;
-static long nthreads;
-
-static void table_work(void);
-
+/* One call's ordered work: its figures, size bytes allocated. */
 static void apply(long size)
 {
     table_work();
@@ -128,6 +102,23 @@ static void apply(long size)
         site.peak = site.live;
     site.calls++;
 }
+
+/* One call's figures, the locked way. */
+static void count_locked(long size, int yield)
+{
+    take(yield);
+    apply(size);
+    __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* combine: one slot a thread, on a line of its own.  A waiter yields
+   every other turn, as mtrace's lock does: waiters that spun 63 turns in
+   64 made every call slower (2 threads, own pools: 95 ns a call against
+   53 for the yielding lock), the slots' lines moving on every call. */
+struct post { long change; int posted; } __attribute__((aligned(64)));
+static struct post posts[64];
+static __thread int my_slot;
+static long nthreads;
 
 static void count_combined(long size)
 {

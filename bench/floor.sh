@@ -23,6 +23,22 @@ runs=${BENCH_RUNS:-5}
 # median FILE COLUMN: of the rounds in FILE
 median() { sort -n -k"$2,$2" "$1" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f"$2"; }
 ratio() { echo "scale=2; $1 / $2" | bc; }
+# measure ARGS...: the floor program run `runs` times; its medians in $wall and $cpu
+measure() {
+    local r
+    for r in $(seq "$runs"); do "$W/floor" "$@" || exit 1; done > "$W/out"
+    wall=$(median "$W/out" 3) cpu=$(median "$W/out" 4)
+}
+# two_counts LABEL N1 N2 wall|cpu MODE [CALLS [SHAPE]]: a table row, MODE with N1
+# threads then N2, and the ratio of the second's wall or CPU time to the first's
+two_counts() {
+    local label=$1 n1=$2 n2=$3 field=$4 first row
+    shift 4
+    measure "$n1" "$@"
+    first=${!field} row="| $label | $wall / $cpu"
+    measure "$n2" "$@"
+    echo "$row | $wall / $cpu | $(ratio "${!field}" "$first")× |"
+}
 echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $runs rounds, medians"
 echo
@@ -31,8 +47,8 @@ echo "|---|---|---|---|"
 for mode in private atomic spin yield spinyield combine; do
     row="| $mode"
     for n in 1 2 4; do
-        for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" || exit 1; done > "$W/out"
-        row="$row | $(median "$W/out" 3) / $(median "$W/out" 4)"
+        measure "$n" "$mode"
+        row="$row | $wall / $cpu"
     done
     echo "$row |"
 done
@@ -57,13 +73,7 @@ echo "| figures kept | reads | 1 thread wall / CPU ns | 4 threads wall / CPU ns 
 echo "|---|---|---|---|---|"
 for work in 1 2; do
     for mode in yield combine; do
-        row="| $mode | $work"
-        for n in 1 4; do
-            for r in $(seq "$runs"); do FLOOR_WORK=$work "$W/floor" "$n" "$mode" 2000000 || exit 1; done > "$W/out"
-            c[$n]=$(median "$W/out" 4)
-            row="$row | $(median "$W/out" 3) / ${c[$n]}"
-        done
-        echo "$row | $(ratio "${c[4]}" "${c[1]}")× |"
+        FLOOR_WORK=$work two_counts "$mode | $work" 1 4 cpu "$mode" 2000000
     done
 done
 echo
@@ -74,13 +84,7 @@ echo "| shape | figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns 
 echo "|---|---|---|---|---|"
 for shape in pools handoff; do
     for mode in private yield spinyield combine; do
-        row="| $shape | $mode"
-        for n in 1 2; do
-            for r in $(seq "$runs"); do "$W/floor" "$n" "$mode" 4000000 "$shape" || exit 1; done > "$W/out"
-            w[$n]=$(median "$W/out" 3)
-            row="$row | ${w[$n]} / $(median "$W/out" 4)"
-        done
-        echo "$row | $(ratio "${w[2]}" "${w[1]}")× |"
+        two_counts "$shape | $mode" 1 2 wall "$mode" 4000000 "$shape"
     done
 done
 
