@@ -212,7 +212,12 @@ static void mtrace_ring_stop(int join)
         int tid = __atomic_load_n(&mt.ring.tid, __ATOMIC_ACQUIRE), never = 0, ms;
         for (ms = 0; tid && !mtrace_thread_gone(tid) && ms < 1000; ms++)
             mtrace_sleep_on(&never, 0, 1);
-        mt.ring.tid = 0;
+        /* atomic: a writer created as the trace ended (exit() in one
+           thread while another's first call started it) may store its
+           tid only now, then see `stop` and return (ThreadSanitizer saw
+           a plain write here race with that store: tests/tracer.sh's
+           exitrace, and then hung in its own report) */
+        __atomic_store_n(&mt.ring.tid, 0, __ATOMIC_RELAXED);
     }
     if (mt.ring.mem)
         mtrace_consume(mt.ring.head);
@@ -321,7 +326,7 @@ static void mtrace_ring_forget(void)
 {
     struct mtrace_ring *r = &mt.ring;
     mt.no_writer = 1;
-    r->tid = 0;                 /* the parent's thread, not the child's */
+    __atomic_store_n(&r->tid, 0, __ATOMIC_RELAXED);     /* the parent's thread, not the child's */
     r->fill = r->tail_seen = r->head = r->tail = r->done = 0;
     r->writer = MTRACE_NO_WRITER;
     r->drain = r->stop = r->sleeping = 0;
