@@ -263,10 +263,10 @@ static size_t mtrace_covered(const struct mtrace_range *p)
 
 /* Makes room in a full or `crowded` bucket for one more entry: the same
    size without the tombstones that live blocks now cover, when that is
-   room enough and they are many (mtrace_covered); else the next size up, tombstones and
-   all (what the program does in the rest of the range never makes the
-   tracer forget a freed block there: only MTRACE_FREED_MAX does, oldest
-   first, mtrace_forget_oldest); or,
+   room enough and they are many (mtrace_covered, MTRACE_COVERED_MIN);
+   else the next size up, tombstones and all (what the program does in
+   the rest of the range never makes the tracer forget a freed block
+   there: only MTRACE_FREED_MAX does, oldest first, mtrace_forget_oldest); or,
    crowded with MTRACE_SPARSE_AT slots or more and MTRACE_SPARSE of them
    an entry, a size for its entries with hashed homes (mtrace_home).  At
    most 4096 glibc blocks start in a range (16-byte alignment), so a heap
@@ -338,11 +338,12 @@ static void mtrace_forget_oldest(struct mtrace_table *t)
         for (r = 0; r < t->n; r++)
             mtrace_forget_in(t, &t->dir[r]);
     else
-        for (e = t->clean_below; e <= last; e++)
+        for (e = t->clean_below; e <= last; e++) {
+            const uint64_t *range = mtrace_set_of(t, e)->range;
             for (r = 0; r < MTRACE_SET_SLOTS; r++)
-                if (t->sets[e % MTRACE_SETS].range[r])
-                    mtrace_forget_in(t, mtrace_range_find(t, (uintptr_t)((t->sets[e % MTRACE_SETS].range[r] - 1)
-                                                                          << MTRACE_RANGE_BITS)));
+                if (range[r])
+                    mtrace_forget_in(t, mtrace_range_find(t, (uintptr_t)((range[r] - 1) << MTRACE_RANGE_BITS)));
+        }
     t->clean_below = last + 1;
 }
 
