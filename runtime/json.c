@@ -30,7 +30,7 @@ static int mtrace_open_report(const char *path)
     for (i = 0; !why && !null && i <= 2; i++)
         if (fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
             why = "the program's own standard input, output or error";
-    if (!why && (fcntl(fd, F_SETFL, O_WRONLY) != 0 || (S_ISREG(st.st_mode) && mtrace_ftruncate(fd, 0) != 0)))
+    if (!why && (fcntl(fd, F_SETFL, O_WRONLY) != 0 || (S_ISREG(st.st_mode) && mtrace_empty_file(fd) != 0)))
         why = strerror(errno);
     if (!why)
         return fd;

@@ -151,7 +151,7 @@ static void mtrace_open_trace(void)
             mtrace_warn("trace file in use: ", mt.path, strerror(EBUSY));
     }
     if (fd >= 0 && (fcntl(fd, F_SETFL, O_WRONLY) != 0
-                    || (!mt.fifo && mtrace_ftruncate(fd, 0) != 0))) {
+                    || (!mt.fifo && mtrace_empty_file(fd) != 0))) {
         mtrace_warn("cannot truncate the trace file ", mt.path, strerror(errno));
         mtrace_close(fd);
         fd = -1;
