@@ -250,7 +250,6 @@ static void mtrace_set_rss(size_t rss)
    "OP ID RECNO TOTAL SITE MAXRSS [SID]" of them (mtrace_format_op). */
 static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, struct mtrace_sitestat *st, size_t size)
 {
-    struct mtrace_op_entry *e;
     if ((mt.nr & (MTRACE_RSS_EVERY - 1)) == 0 || size >= MTRACE_RSS_BIG) {
         size_t rss = mtrace_rss();
         if (rss > mt.maxrss)
@@ -258,12 +257,10 @@ static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, struct m
     }
     if (mtrace_tracing() && (s->id || (mtrace_put_site(s), mtrace_tracing()))
         && (st->id || st == s || (mtrace_put_stack(st), 1))) {
-        e = (struct mtrace_op_entry *)mtrace_ring_room(sizeof *e);
-        e->op_id = (uint32_t)op << 24 | s->id;
-        e->sid = st == s ? 0 : st->id;
-        e->total = mt.total;
-        e->live = s->live;
-        mtrace_ring_put(sizeof *e);
+        uint32_t sid = st == s ? 0 : st->id;
+        size_t n = mtrace_op_size(sid, mt.total, s->live);
+        mtrace_op_encode(mtrace_ring_room(n), n, op, s->id, sid, mt.total, s->live);
+        mtrace_ring_put(n);
     }
     pmtrace.nr = ++mt.nr;
 }

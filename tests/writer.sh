@@ -70,6 +70,25 @@ MTRACE_WRITER=0 w "$TMP/burst0" writer1 burst
 echo "burst: 0 of 20001 records in the file after 0.4 s" > "$TMP/burst0.expected"
 same "MTRACE_WRITER=0: none yet (the program's thread writes at its next call after 100 ms)" "$TMP/burst0.expected" "$TMP/burst0/out"
 check "both: the whole trace at exit" sh -c "replays() { awk -f '$TOP/tests/tracer/replay.awk' \"\$1\" > /dev/null; }; replays '$TMP/burst/trace' && replays '$TMP/burst0/trace'"
+# --- TOTAL and SITE past 32 and 48 bits: the ring's 16-byte entries hold
+#     them below 2^48 (SITE's bits 32 to 47 beside TOTAL), its 24-byte ones
+#     from there (runtime/write.c); the same records with the writer and
+#     without.  Sizes: 10 (the program's first block), 2^40 + 3, 5, then
+#     256 times 2^40 (TOTAL passes 2^48 at RECNO 257, SITE reaches it at
+#     258), freed: the records around each step, by RECNO.
+printf '%s\n' '0 + 1 10 10' '1 + 2 1099511627789 1099511627779' '2 + 3 1099511627794 5' \
+    '3 + 4 2199023255570 1099511627776' '256 + 4 280375465082898 279275953455104' \
+    '257 + 4 281474976710674 280375465082880' '258 + 4 282574488338450 281474976710656' \
+    '259 - 3 282574488338445 0' '260 - 2 281474976710666 0' '515 - 4 1099511627786 1099511627776' \
+    '516 - 4 10 0' '517 - 1 0 0' > "$TMP/huge.expected"
+for h in huge huge0; do
+    if [ $h = huge ]; then w "$TMP/$h" writer1 huge; else MTRACE_WRITER=0 w "$TMP/$h" writer1 huge; fi
+    awk '/^[-+<>] / && ($3 <= 3 || ($3 >= 256 && $3 <= 260) || $3 >= 515) { print $3, $1, $2, $4, $5 }' \
+        "$TMP/$h/trace" > "$TMP/$h.got"
+    same "TOTAL and SITE past 2^32 and 2^48 ($( [ $h = huge ] && echo "the writer" || echo "MTRACE_WRITER=0" ))" "$TMP/huge.expected" "$TMP/$h.got"
+    check "...and the trace replays, 518 records ($h)" sh -c "awk -f '$TOP/tests/tracer/replay.awk' '$TMP/$h/trace' | grep -qx 'replay: 518 records, total 0'"
+done
+
 # --- The trace's last close writes nothing out (runtime/platform.c,
 #     mtrace_empty_file).  ext4 takes a file truncated to size 0 for one
 #     about to be replaced and has its last close write out all that was

@@ -11,7 +11,10 @@
    writer burst       20,000 records at once, then the trace's line count
                       read back while the program still runs: 0 (nothing
                       is written in the program's thread before 100 ms
-                      pass) or all of them (the writer caught up) */
+                      pass) or all of them (the writer caught up)
+   writer huge        a pool's block of 2^40 + 3 bytes, a malloc, 256 more
+                      blocks of 2^40 (MTRACE_MALLOCLIKE: nothing
+                      allocated): TOTAL and SITE past 32 and 48 bits */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -125,6 +128,17 @@ int main(int argc, char **argv)
             fclose(f);
         }
         printf("burst: %ld of 20001 records in the file after 0.4 s\n", lines);
+    } else if (!strcmp(mode, "huge")) {
+        static char pool[257];
+        void *p;
+        int i;
+        MTRACE_MALLOCLIKE(pool, ((size_t)1 << 40) + 3);
+        p = malloc(5);
+        for (i = 1; i <= 256; i++)
+            MTRACE_MALLOCLIKE(pool + i, (size_t)1 << 40);
+        free(p);
+        for (i = 0; i <= 256; i++)
+            MTRACE_FREELIKE(pool + i);
     }
     free(first);
     return 0;
