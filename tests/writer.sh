@@ -70,6 +70,16 @@ MTRACE_WRITER=0 w "$TMP/burst0" writer1 burst
 echo "burst: 0 of 20001 records in the file after 0.4 s" > "$TMP/burst0.expected"
 same "MTRACE_WRITER=0: none yet (the program's thread writes at its next call after 100 ms)" "$TMP/burst0.expected" "$TMP/burst0/out"
 check "both: the whole trace at exit" sh -c "replays() { awk -f '$TOP/tests/tracer/replay.awk' \"\$1\" > /dev/null; }; replays '$TMP/burst/trace' && replays '$TMP/burst0/trace'"
+# --- Decimal numbers, the trace's most part (runtime/out.c's mtrace_put_u):
+#     the same text as snprintf's "%llu" for 12 million numbers of every
+#     length, up to 2^64 - 1 (tests/writer/digits.c)
+awk '/^static char \*mtrace_put_u\(/, /^}/' \
+    "$TOP/runtime/out.c" > "$B/digits.h"
+$CC $CFLAGS_T -O2 -Wall -Wextra -I"$B" digits.c -o "$B/digits" 2> "$B/digits.err"
+"$B/digits" > "$TMP/digits.out" 2>&1
+check "decimal numbers: 12,000,062 of them as snprintf writes them, none past its 20 bytes" \
+    grep -qx 'digits: 12000062 numbers as snprintf writes them' "$TMP/digits.out" || cat "$TMP/digits.out" "$B/digits.err"
+
 # --- TOTAL and SITE past 32 and 48 bits: the ring's 16-byte entries hold
 #     them below 2^48 (SITE's bits 32 to 47 beside TOTAL), its 24-byte ones
 #     from there (runtime/write.c); the same records with the writer and
