@@ -113,29 +113,31 @@ for prog in churn json bigtree; do
             "$TOP/bench/$prog.c" -pthread -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace || exit 2
     done
 done
+# variant DIR CODE MARK: a copy of the tracer in DIR, built, whose
+# mtrace_format_op runs CODE (holding MARK) first: the programs find it
+# first by LD_LIBRARY_PATH, their RUNPATH coming after it.
+variant() {
+    mkdir -p "$1" && cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$1/" || exit 2
+    sed -i "s|^    char \\*o = mt.buf + mt.len, \\*t;\$|&\\n    $2  /* bench/floor.sh: $3 */|" "$1/runtime/write.c"
+    grep -q "bench/floor.sh: $3" "$1/runtime/write.c" ||
+        { echo "floor.sh: runtime/write.c: mtrace_format_op's first line changed: update variant()" >&2; exit 2; }
+    make -s -C "$1" -f "$TOP/Makefile" libmtrace.so > /dev/null || exit 2
+}
 # The floor of the writer's design: the same level 1 programs with a
 # libmtrace whose writer takes every entry off the ring and formats and
-# writes none (a copy of the tracer, changed here; the programs find it
-# first by LD_LIBRARY_PATH, their RUNPATH coming after it).  What is left
-# is what the program's thread pays: the table, the figures, the entry
-# in the ring, and the ring's lines going to the writer's core.
+# writes none.  What is left is what the program's thread pays: the
+# table, the figures, the entry in the ring, and the ring's lines going
+# to the writer's core.
 R=$W/ringonly
-mkdir -p "$R" && cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$R/" || exit 2
-sed -i 's|^    char \*o = mt.buf + mt.len, \*t;$|&\n    if (o) return o;  /* bench/floor.sh: nothing formatted */|' "$R/runtime/write.c"
-grep -q 'bench/floor.sh: nothing formatted' "$R/runtime/write.c" ||
-    { echo "floor.sh: runtime/write.c: mtrace_format_op's first line changed: update the ring-only copy" >&2; exit 2; }
-make -s -C "$R" -f "$TOP/Makefile" libmtrace.so > /dev/null || exit 2
+variant "$R" 'if (o) return o;' 'nothing formatted'
 # The same with a writer as busy as the real one, doing nothing that touches
 # memory: 25 dependent multiplications an entry (about 85 cycles, what the
 # real writer spends formatting an entry of churn's), then nothing formatted.
 # Between it and the ring alone: what the other core being busy costs the
 # program's core (the two vCPUs share what the host gives them).
 Y=$W/busy
-mkdir -p "$Y" && cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$Y/" || exit 2
-sed -i 's|^    char \*o = mt.buf + mt.len, \*t;$|&\n    { static volatile uint64_t floor_sink; uint64_t x = total; int i; for (i = 0; i < 25; i++) x = x * 6364136223846793005ULL + 1; floor_sink = x; if (o) return o; }  /* bench/floor.sh: busy, nothing formatted */|' "$Y/runtime/write.c"
-grep -q 'bench/floor.sh: busy, nothing formatted' "$Y/runtime/write.c" ||
-    { echo "floor.sh: runtime/write.c: mtrace_format_op's first line changed: update the busy copy" >&2; exit 2; }
-make -s -C "$Y" -f "$TOP/Makefile" libmtrace.so > /dev/null || exit 2
+variant "$Y" '{ static volatile uint64_t floor_sink __attribute__((unused)); uint64_t x = total; int i; for (i = 0; i < 25; i++) x = x * 6364136223846793005ULL + 1; floor_sink = x; if (o) return o; }' \
+    'busy, nothing formatted'
 echo
 echo "Level 1: what writing the trace costs, apart from making it (wall ms, medians)"
 echo
