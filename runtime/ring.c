@@ -44,13 +44,13 @@ static MTRACE_HOT int mtrace_tracing(void)
 
 /* ---- the consumer: one at a time, the writer or (with none) the lock's holder ---- */
 
-/* Formats the entries before `upto`.  In a program's thread `tail` moves
-   past each entry before `len` takes its text in: a signal handler that
-   drains the ring between the two (a fatal signal in this thread) loses
-   that record, never writes it twice.  The writer, whose thread no signal
-   reaches, moves it every `every` entries (MTRACE_TAIL_EVERY) and at the end: a
-   store a record less (6% of the writer's time on churn), and a thread
-   waiting for room waits that much longer at most. */
+/* Formats the entries before `upto`.  In a program's thread (`every` 1)
+   `tail` moves past each entry before `len` takes its text in: a signal
+   handler that drains the ring between the two (a fatal signal in this
+   thread) loses that record, never writes it twice.  The writer, whose
+   thread no signal reaches, moves it every MTRACE_TAIL_EVERY entries and
+   at the end: a store a record less (6% of the writer's time on churn),
+   and a thread waiting for room waits that much longer at most. */
 #define MTRACE_TAIL_EVERY 64
 static void mtrace_consume(size_t upto, unsigned every)
 {
