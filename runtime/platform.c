@@ -400,22 +400,21 @@ static int mtrace_pipe_cloexec(int fds[2])
 static int mtrace_empty_file(int fd)
 {
     struct stat st;
-    char again_name[32];
-    int again;
     if (fstat(fd, &st) == 0 && st.st_size == 0)
         return 0;
     if (mtrace_ftruncate(fd, 0) != 0)
         return -1;
 #ifdef __linux__
-    snprintf(again_name, sizeof again_name, "/proc/self/fd/%d", fd);
-    again = open(again_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (again < 0)              /* a file we may write, not read */
-        again = open(again_name, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (again >= 0)
-        mtrace_close(again);
-#else
-    (void)again_name;
-    (void)again;
+    {
+        char again_name[32];
+        int again;
+        snprintf(again_name, sizeof again_name, "/proc/self/fd/%d", fd);
+        again = open(again_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (again < 0)          /* a file we may write, not read */
+            again = open(again_name, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (again >= 0)
+            mtrace_close(again);
+    }
 #endif
     return 0;
 }
