@@ -20,6 +20,13 @@
               slot of its own and waits; whichever thread gets the lock
               applies every posted change, in slot order, so the figures'
               lines stay in its cache and only the slots' lines move
+     stamp    no waiting: a thread stamps its change with the processor's
+              clock (lfence; rdtsc: the kernel's clock source on these
+              machines, the same on every core) and appends it to a ring of
+              its own; a merger thread applies the rings' changes in stamp
+              order, an exact order with no line shared per call
+     ticket   the same, stamped by one shared counter's atomic increment
+              (an order that trusts no clock: one line moves per call)
 
    in one of three shapes of program:
 
@@ -33,7 +40,9 @@
    FLOOR_WORK=N in the environment adds N dependent reads of a 4 MiB table
    to each call's ordered work (the lock held, or by the combiner), as the
    tracer's table and figures add theirs: a longer critical section, and
-   what its length does to the waiting.
+   what its length does to the waiting.  With stamp and ticket those reads
+   are the thread's own, in parallel (the block table is what a tracer
+   would keep per thread or concurrently; the figures go to the merger).
 
    usage: floor THREADS MODE [CALLS [SHAPE]]    prints wall and CPU ns per call */
 #include <pthread.h>
@@ -89,10 +98,9 @@ static void table_work(void)
         at = table[at];
 }
 
-/* One call's ordered work: its figures, size bytes allocated. */
-static void apply(long size)
+/* One call's figures, size bytes allocated. */
+static void apply_figures(long size)
 {
-    table_work();
     total.live += size;
     if (total.live > total.peak)
         total.peak = total.live;
@@ -101,6 +109,13 @@ static void apply(long size)
     if (site.live > site.peak)
         site.peak = site.live;
     site.calls++;
+}
+
+/* One call's ordered work: the table's reads and its figures. */
+static void apply(long size)
+{
+    table_work();
+    apply_figures(size);
 }
 
 /* One call's figures, the locked way. */
@@ -144,6 +159,105 @@ static void count_combined(long size)
     }
 }
 
+/* stamp, ticket: one ring a thread.  The thread writes its entries,
+   `head` and `busy` (set while it takes a stamp and appends); the merger
+   only `tail`, and reads the rest when its copy of a ring runs dry. */
+#define SRING 16384
+struct stamped { unsigned long stamp; long change; };
+struct sring {
+    struct stamped e[SRING];
+    unsigned long head __attribute__((aligned(64))), tail_seen;
+    int busy;
+    unsigned long tail __attribute__((aligned(64))), head_seen;    /* the merger's */
+};
+static struct sring *srings;
+static unsigned long ticket __attribute__((aligned(64)));
+static int merging = 1;
+static __thread unsigned my_at;
+
+static unsigned long stamp_now(void)
+{
+    unsigned lo, hi;
+    if (mode[0] == 't')
+        return __atomic_add_fetch(&ticket, 1, __ATOMIC_SEQ_CST);
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+    return (unsigned long)hi << 32 | lo;
+}
+
+static void count_stamped(long size)
+{
+    struct sring *r = &srings[my_slot];
+    long k;
+    for (k = 0; k < work; k++)      /* the table's reads: the thread's own */
+        my_at = table[my_at];
+    while (r->head - r->tail_seen >= SRING) {   /* full: wait for the merger */
+        r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+        if (r->head - r->tail_seen >= SRING)
+            sched_yield();
+    }
+    __atomic_store_n(&r->busy, 1, __ATOMIC_SEQ_CST);   /* before the clock is read */
+    r->e[r->head % SRING].stamp = stamp_now();
+    r->e[r->head % SRING].change = size;
+    __atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Ring i's entries not yet applied, as far as the merger has looked. */
+static int ring_dry(struct sring *r)
+{
+    if (r->tail == r->head_seen)
+        r->head_seen = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    return r->tail == r->head_seen;
+}
+
+/* The ring whose next entry is the oldest of all, if no other ring can
+   still receive an older one; -1 if the merge must wait.  A dry ring can
+   receive an older one only while its thread is busy: once it is seen
+   idle (and still dry), its next stamp is read after now. */
+static long oldest_ready(void)
+{
+    long i, best = -1;
+    unsigned long s = 0;
+    for (i = 0; i < nthreads; i++) {
+        struct sring *r = &srings[i];
+        if (!ring_dry(r) && (best < 0 || r->e[r->tail % SRING].stamp < s))
+            best = i, s = r->e[r->tail % SRING].stamp;
+    }
+    for (i = 0; best >= 0 && i < nthreads; i++)
+        if (i != best && srings[i].tail == srings[i].head_seen
+            && (__atomic_load_n(&srings[i].busy, __ATOMIC_SEQ_CST)
+                || __atomic_load_n(&srings[i].head, __ATOMIC_ACQUIRE) != srings[i].tail))
+            return -1;
+    return best;
+}
+
+static long merged_backwards;   /* entries applied after a newer one: must stay 0 */
+
+static void *merge(void *arg)
+{
+    unsigned long last = 0;
+    long i;
+    (void)arg;
+    for (;;) {
+        long n = 0;
+        while (n < 4096 && (i = oldest_ready()) >= 0) {
+            struct sring *r = &srings[i];
+            merged_backwards += r->e[r->tail % SRING].stamp < last;
+            last = r->e[r->tail % SRING].stamp;
+            apply_figures(r->e[r->tail % SRING].change);
+            __atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
+            n++;
+        }
+        if (n == 0) {
+            struct timespec pause = { 0, 50000 };
+            if (!__atomic_load_n(&merging, __ATOMIC_ACQUIRE) && oldest_ready() < 0)
+                break;
+            nanosleep(&pause, 0);   /* polling a busy thread's line would slow its every call */
+        }
+    }
+    return 0;
+}
+
 static void max_of(long *peak, long v)
 {
     long p = __atomic_load_n(peak, __ATOMIC_RELAXED);
@@ -171,6 +285,8 @@ static void count(struct figures *mine, long change)
         count_atomic(change);
     else if (!strcmp(mode, "combine"))
         count_combined(change);
+    else if (!strcmp(mode, "stamp") || !strcmp(mode, "ticket"))
+        count_stamped(change);
     else
         count_locked(change, !strcmp(mode, "yield") ? 1 : !strcmp(mode, "spinyield") ? 2 : 0);
 }
@@ -247,6 +363,7 @@ static void wait_turn(int *spins)
 static void produce(struct figures *mine, struct slot *s, unsigned long *seed)
 {
     int k, spins = 0;
+    if (__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
     while (__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
         wait_turn(&spins);
     for (k = 0; k < BATCH; k++) {
@@ -261,6 +378,7 @@ static void produce(struct figures *mine, struct slot *s, unsigned long *seed)
 static void consume(struct figures *mine, struct slot *s)
 {
     int k, spins = 0;
+    if (!__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
     while (!__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
         wait_turn(&spins);
     for (k = 0; k < BATCH; k++) {
@@ -301,15 +419,16 @@ static double ns(const struct timespec *a, const struct timespec *b)
 int main(int argc, char **argv)
 {
     struct timespec w0, w1, c0, c1;
-    pthread_t t[64];
+    pthread_t t[64], merger;
     long n, i;
     const char *shape = argc > 4 ? argv[4] : "own";
     void *(*run)(void *) = !strcmp(shape, "pools") ? pools : !strcmp(shape, "handoff") ? handoff : churn;
     if (argc < 3 || (n = atol(argv[1])) < 1 || n > 64
         || (strcmp(argv[2], "private") && strcmp(argv[2], "atomic") && strcmp(argv[2], "spin")
-            && strcmp(argv[2], "yield") && strcmp(argv[2], "spinyield") && strcmp(argv[2], "combine"))
+            && strcmp(argv[2], "yield") && strcmp(argv[2], "spinyield") && strcmp(argv[2], "combine")
+            && strcmp(argv[2], "stamp") && strcmp(argv[2], "ticket"))
         || (strcmp(shape, "own") && run == churn) || (run == handoff && n > 1 && n % 2)) {
-        fprintf(stderr, "usage: floor THREADS(1-64; handoff: 1 or even) private|atomic|spin|yield|spinyield|combine"
+        fprintf(stderr, "usage: floor THREADS(1-64; handoff: 1 or even) private|atomic|spin|yield|spinyield|combine|stamp|ticket"
                 " [CALLS [own|pools|handoff]]\n");
         return 2;
     }
@@ -322,10 +441,24 @@ int main(int argc, char **argv)
     pthread_barrier_init(&round_end, 0, (unsigned)n);
     clock_gettime(CLOCK_MONOTONIC, &w0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    if (!strcmp(mode, "stamp") || !strcmp(mode, "ticket")) {
+        srings = calloc((size_t)n, sizeof *srings);
+        pthread_create(&merger, 0, merge, 0);
+    }
     for (i = 0; i < n; i++)
         pthread_create(&t[i], 0, run, run == churn ? (void *)(i + 1) : (void *)i);
     for (i = 0; i < n; i++)
         pthread_join(t[i], 0);
+    if (srings) {               /* the merge ends with the last entry applied */
+        __atomic_store_n(&merging, 0, __ATOMIC_RELEASE);
+        pthread_join(merger, 0);
+        unsigned long posted = 0;
+        for (i = 0; i < n; i++)
+            posted += srings[i].head;
+        if ((unsigned long)total.calls != posted || merged_backwards)
+            fprintf(stderr, "floor: the merge applied %ld changes of %lu, %ld out of stamp order\n", total.calls,
+                    posted, merged_backwards), exit(1);
+    }
     clock_gettime(CLOCK_MONOTONIC, &w1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     /* per call of one thread: wall time, and CPU time summed over threads */

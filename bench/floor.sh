@@ -3,7 +3,8 @@
 # floor.sh - the floors that tracing cannot go under, as markdown tables,
 # BENCH_RUNS rounds (default 5), medians:
 #  1. bench/floor.c: what ordering the figures of every call costs when
-#     threads allocate at once, apart from the tracer: each mode with 1, 2
+#     threads allocate at once, apart from the tracer: each mode (a lock,
+#     atomics, delegation, stamped per-thread rings merged) with 1, 2
 #     and 4 threads, ns per call of one thread, wall and CPU; then in
 #     issue 29's two threaded shapes (pools changing hands, a producer
 #     and a consumer), 1 and 2 threads;
@@ -46,7 +47,7 @@ echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $runs round
 echo
 echo "| figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns | 4 threads wall / CPU ns |"
 echo "|---|---|---|---|"
-for mode in private atomic spin yield spinyield combine; do
+for mode in private atomic spin yield spinyield combine stamp ticket; do
     row="| $mode"
     for n in 1 2 4; do
         measure "$n" "$mode"
@@ -62,6 +63,9 @@ echo "spin: a lock whose waiters spin; yield: mtrace's lock (spin, yield every o
 echo "spinyield: a lock whose waiters spin up to 256 pauses, then yield."
 echo "combine: flat combining, each thread posts its change in a slot of its own and"
 echo "whichever thread holds the lock applies every posted one (delegation)."
+echo "stamp: no lock; each thread stamps its change with the processor's clock into a"
+echo "ring of its own and a merger thread applies all rings in stamp order (CPU"
+echo "includes the merger's). ticket: the same, stamped by one shared atomic counter."
 
 # --- 1b. The same, in issue 29's two threaded shapes (bench/shapes.c's
 # shapes at floor.c's cost): pools of 2,500 blocks changing hands between 8
@@ -74,7 +78,7 @@ echo
 echo "| figures kept | reads | 1 thread wall / CPU ns | 4 threads wall / CPU ns | CPU 4T / 1T |"
 echo "|---|---|---|---|---|"
 for work in 1 2; do
-    for mode in yield combine; do
+    for mode in yield combine stamp; do
         FLOOR_WORK=$work two_counts "$mode | $work" 1 4 cpu "$mode" 2000000
     done
 done
@@ -85,7 +89,7 @@ echo
 echo "| shape | figures kept | 1 thread wall / CPU ns | 2 threads wall / CPU ns | 2T / 1T wall |"
 echo "|---|---|---|---|---|"
 for shape in pools handoff; do
-    for mode in private yield spinyield combine; do
+    for mode in private yield spinyield combine stamp ticket; do
         two_counts "$shape | $mode" 1 2 wall "$mode" 4000000 "$shape"
     done
 done
