@@ -223,6 +223,8 @@ struct mtrace_pending {
     void *taken_frame;             /* frame[] of the site just taken, or 0 */
     int busy;                      /* inside the tracer (a signal handler's
                                       call then passes through untraced) */
+    unsigned waited;               /* of its last 32 takings of the tracer's
+                                      lock, those that waited (a bit each) */
     const char *call;              /* the traced call under way ("free"), */
     struct mtrace_site *call_site; /* and its site: named if the program dies */
     __UINTPTR_TYPE__ stack_lo, stack_hi;   /* this thread's stack, once asked */

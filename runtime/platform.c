@@ -477,26 +477,37 @@ static int mtrace_start_thread(void *(*fn)(void *), const char *name)
 }
 
 
-/* Sleeping on a word until another thread changes it and wakes us, or ms
-   milliseconds pass: Linux's futex (no system call for the waker unless
-   somebody sleeps: see ring.c), elsewhere a short sleep that the waker
-   cannot cut (the wait is bounded either way). */
+/* Sleeping on a word until another thread changes it and wakes us, or us
+   microseconds pass: Linux's futex (no system call for the waker unless
+   somebody sleeps: see ring.c; and not a cancellation point, which
+   nanosleep is), elsewhere a short sleep that the waker cannot cut (the
+   wait is bounded either way).  Linux adds the thread's timer slack, 50
+   microseconds unless the program changed it. */
 #ifdef __linux__
 MTRACE_LIBC(long, mtrace_syscall, (long, ...), syscall);
 #define MTRACE_FUTEX_WAIT_PRIVATE 128   /* FUTEX_WAIT | FUTEX_PRIVATE_FLAG */
 #define MTRACE_FUTEX_WAKE_PRIVATE 129   /* FUTEX_WAKE | FUTEX_PRIVATE_FLAG */
 #endif
-static void mtrace_sleep_on(int *word, int value, long ms)
+static void mtrace_sleep_us(int *word, int value, long us)
 {
 #ifdef __linux__
     struct timespec t;
-    t.tv_sec = ms / 1000;
-    t.tv_nsec = ms % 1000 * 1000000L;
+    t.tv_sec = us / 1000000;
+    t.tv_nsec = us % 1000000 * 1000;
     mtrace_syscall(SYS_futex, word, MTRACE_FUTEX_WAIT_PRIVATE, value, &t, 0, 0);
 #else
-    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == value)
-        poll(0, 0, (int)(ms < 2 ? ms : 2));
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != value)
+        return;
+    if (us < 1000)
+        mtrace_sched_yield();
+    else
+        poll(0, 0, us < 2000 ? (int)(us / 1000) : 2);
 #endif
+}
+
+static void mtrace_sleep_on(int *word, int value, long ms)
+{
+    mtrace_sleep_us(word, value, ms * 1000);
 }
 
 static void mtrace_wake_on(int *word)

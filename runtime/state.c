@@ -37,44 +37,65 @@ static MTRACE_HOT int mtrace_forking_here(void)
     return __atomic_load_n(&mt.forking, __ATOMIC_RELAXED) == &mtrace_pending;
 }
 
-/* The lock: a spinlock that yields early (with more threads than cores,
-   spinning on a lock whose holder is not running wastes the core it
-   needs), and no atomic operation at all while the process has one
-   thread (glibc clears __libc_single_threaded for good in the first
-   pthread_create, outside any critical section). */
+/* The lock: no atomic operation at all while the process has one thread
+   (glibc clears __libc_single_threaded for good in the first
+   pthread_create, outside any critical section).  A waiter that met the
+   lock taken only now and then spins and yields: the holder lets go within
+   a call.  One that met it taken in 3 or more of its last 32 takings is in
+   a contended stretch (threads allocating in loops) and sleeps on the lock
+   word for a while, about 70 microseconds with the timer's slack: a
+   waiter that grabs the lock between two of the holder's calls moves the
+   9 to 12 cache lines a call writes from core to core on every call, and
+   2 threads in such a stretch ran slower than 1 (doc/design.md, "The
+   lock's waiting"); sleeping lets the holder run a long batch with its
+   lines in its cache.  The holder never has to wake it. */
 #define MTRACE_STARVING 64      /* turns of waiting after which a thread says it starves */
+#define MTRACE_CONTENDED 3      /* waits in the last 32 takings that make a stretch contended */
+#define MTRACE_NAP_US 20        /* a contended waiter's sleep (plus the timer's slack) */
+#define MTRACE_SPIN_TURNS 16    /* turns a waiter spins and yields before it sleeps */
 static MTRACE_HOT void mtrace_lock(void)
 {
-    int spins = 0;
+    struct mtrace_pending *me = &mtrace_pending;
+    int spins = 0, contended;
     if (mtrace_single_threaded)
         return;
+    contended = __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
         if (mtrace_forking_here())
             return;             /* another atfork handler allocating: see fork */
         do {
-            if (++spins % 2 == 0)
-                mtrace_sched_yield();
-            else
-                MTRACE_PAUSE();
+            if (!contended && ++spins <= MTRACE_SPIN_TURNS) {
+                if (spins % 2 == 0)
+                    mtrace_sched_yield();
+                else
+                    MTRACE_PAUSE();
+            } else {
+                spins++;
+                mtrace_sleep_us(&mt.lock, 1, MTRACE_NAP_US);
+            }
             if (spins == MTRACE_STARVING)
                 __atomic_add_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
         } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
     }
     if (spins >= MTRACE_STARVING)
         __atomic_sub_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
+    me->waited = me->waited << 1 | (spins != 0);
 }
 
-/* A thread that lets go of the lock while another starves gives up its
-   processor once: a thread that allocates in a loop takes the word back
-   before a waiter that yielded is running again, and with more threads
-   than cores (and a busy machine) the one that waits for it to fork
-   waited for ever (tests/tracer/forkloop.c, 4 threads in realloc loops). */
+/* A thread that lets go of the lock while another starves wakes a
+   sleeping waiter and gives up its processor once: a thread that
+   allocates in a loop takes the word back before a waiter that yielded
+   or slept is running again, and with more threads than cores (and a busy
+   machine) the one that waits for it to fork waited for ever
+   (tests/tracer/forkloop.c, 4 threads in realloc loops). */
 static MTRACE_HOT void mtrace_unlock(void)
 {
     if (!mtrace_single_threaded && !mtrace_forking_here()) {
         __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
-        if (__builtin_expect(__atomic_load_n(&mt.lock_starving, __ATOMIC_RELAXED) != 0, 0))
+        if (__builtin_expect(__atomic_load_n(&mt.lock_starving, __ATOMIC_RELAXED) != 0, 0)) {
+            mtrace_wake_on(&mt.lock);
             mtrace_sched_yield();
+        }
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mtrace_pending.busy = 0;
