@@ -228,6 +228,9 @@ struct mtrace_pending {
     const char *call;              /* the traced call under way ("free"), */
     struct mtrace_site *call_site; /* and its site: named if the program dies */
     __UINTPTR_TYPE__ stack_lo, stack_hi;   /* this thread's stack, once asked */
+    unsigned long lock_window;     /* when its current 32 takings of the lock began (ns) */
+    unsigned lock_takings;         /* its takings of the lock, */
+    int lock_fast;                 /* ...and whether the last 32 came fast */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));

@@ -39,18 +39,21 @@ static MTRACE_HOT int mtrace_forking_here(void)
 
 /* The lock: no atomic operation at all while the process has one thread
    (glibc clears __libc_single_threaded for good in the first
-   pthread_create, outside any critical section).  A waiter that met the
-   lock taken only now and then spins and yields: the holder lets go within
-   a call.  One that met it taken in 3 or more of its last 32 takings is in
-   a contended stretch (threads allocating in loops) and sleeps on the lock
-   word for a while, about 70 microseconds with the timer's slack: a
-   waiter that grabs the lock between two of the holder's calls moves the
-   9 to 12 cache lines a call writes from core to core on every call, and
-   2 threads in such a stretch ran slower than 1 (doc/design.md, "The
-   lock's waiting"); sleeping lets the holder run a long batch with its
-   lines in its cache.  The holder never has to wake it. */
+   pthread_create, outside any critical section).  A waiter spins and
+   yields (the holder lets go within a call), then sleeps on the lock
+   word.  One in a contended stretch sleeps at once: a thread whose last 32
+   takings came fast (under 150 ns apart: it does little but allocate)
+   and 3 of them waited.  There a waiter that grabs the lock between two of
+   the holder's calls moves the 9 to 12 cache lines a call writes from
+   core to core on every call, and 2 threads ran up to twice as slow as 1;
+   sleeping (about 70 microseconds, with the timer's slack) lets the holder
+   run a long batch with its lines in its cache, and the holder never has
+   to wake it.  A thread that computes between its calls keeps waiting
+   awake: sleeping would idle the work it could do meanwhile
+   (doc/design.md, "The lock's waiting"). */
 #define MTRACE_STARVING 64      /* turns of waiting after which a thread says it starves */
-#define MTRACE_CONTENDED 3      /* waits in the last 32 takings that make a stretch contended */
+#define MTRACE_CONTENDED 3      /* waits in the last 32 takings that make a stretch contended, */
+#define MTRACE_FAST_NS 150      /* ...if they came this close together, or closer */
 #define MTRACE_NAP_US 20        /* a contended waiter's sleep (plus the timer's slack) */
 #define MTRACE_SPIN_TURNS 16    /* turns a waiter spins and yields before it sleeps */
 static MTRACE_HOT void mtrace_lock(void)
@@ -59,7 +62,7 @@ static MTRACE_HOT void mtrace_lock(void)
     int spins = 0, contended;
     if (mtrace_single_threaded)
         return;
-    contended = __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
+    contended = me->lock_fast && __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
         if (mtrace_forking_here())
             return;             /* another atfork handler allocating: see fork */
@@ -80,6 +83,11 @@ static MTRACE_HOT void mtrace_lock(void)
     if (spins >= MTRACE_STARVING)
         __atomic_sub_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
     me->waited = me->waited << 1 | (spins != 0);
+    if ((++me->lock_takings & 31) == 0) {       /* the clock once in 32 takings */
+        unsigned long now = (unsigned long)mtrace_now_ns();     /* (modulo 2^32 ns on 32 bits) */
+        me->lock_fast = now && now - me->lock_window < 32 * MTRACE_FAST_NS;
+        me->lock_window = now;
+    }
 }
 
 /* A thread that lets go of the lock while another starves wakes a
