@@ -67,15 +67,13 @@ static MTRACE_HOT void mtrace_lock(void)
         if (mtrace_forking_here())
             return;             /* another atfork handler allocating: see fork */
         do {
-            if (!contended && ++spins <= MTRACE_SPIN_TURNS) {
-                if (spins % 2 == 0)
-                    mtrace_sched_yield();
-                else
-                    MTRACE_PAUSE();
-            } else {
-                spins++;
+            spins++;
+            if (contended || spins > MTRACE_SPIN_TURNS)
                 mtrace_sleep_us(&mt.lock, 1, MTRACE_NAP_US);
-            }
+            else if (spins % 2 == 0)
+                mtrace_sched_yield();
+            else
+                MTRACE_PAUSE();
             if (spins == MTRACE_STARVING)
                 __atomic_add_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
         } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
