@@ -363,7 +363,6 @@ static void wait_turn(int *spins)
 static void produce(struct figures *mine, struct slot *s, unsigned long *seed)
 {
     int k, spins = 0;
-    if (__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
     while (__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
         wait_turn(&spins);
     for (k = 0; k < BATCH; k++) {
@@ -378,7 +377,6 @@ static void produce(struct figures *mine, struct slot *s, unsigned long *seed)
 static void consume(struct figures *mine, struct slot *s)
 {
     int k, spins = 0;
-    if (!__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
     while (!__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
         wait_turn(&spins);
     for (k = 0; k < BATCH; k++) {

@@ -515,11 +515,6 @@ static void mtrace_sleep_us(int *word, int value, long us)
 #endif
 }
 
-static void mtrace_sleep_on(int *word, int value, long ms)
-{
-    mtrace_sleep_us(word, value, ms * 1000);
-}
-
 static void mtrace_wake_on(int *word)
 {
 #ifdef __linux__

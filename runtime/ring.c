@@ -127,7 +127,7 @@ static void *mtrace_writer_main(void *unused)
         if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) - r->tail < MTRACE_RING_BATCH
             && !__atomic_load_n(&r->drain, __ATOMIC_SEQ_CST)
             && !__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST))
-            mtrace_sleep_on(&r->sleeping, 1, mt.len || head != r->tail ? MTRACE_WRITER_NAP : MTRACE_WRITER_IDLE);
+            mtrace_sleep_us(&r->sleeping, 1, 1000L * (mt.len || head != r->tail ? MTRACE_WRITER_NAP : MTRACE_WRITER_IDLE));
         __atomic_store_n(&r->sleeping, 0, __ATOMIC_RELAXED);
         woke = 1;
     }
@@ -221,7 +221,7 @@ static void mtrace_ring_stop(int join)
     if (join) {                 /* gone from the process: a second at most */
         int tid = __atomic_load_n(&mt.ring.tid, __ATOMIC_ACQUIRE), never = 0, ms;
         for (ms = 0; tid && !mtrace_thread_gone(tid) && ms < 1000; ms++)
-            mtrace_sleep_on(&never, 0, 1);
+            mtrace_sleep_us(&never, 0, 1000);
         /* atomic: a writer created as the trace ended (exit() in one
            thread while another's first call started it) may store its
            tid only now, then see `stop` and return (ThreadSanitizer saw
@@ -256,7 +256,7 @@ static void mtrace_ring_wait(size_t need)
             if (++turns < 16)
                 mtrace_sched_yield();
             else
-                mtrace_sleep_on(&never, 0, 1);
+                mtrace_sleep_us(&never, 0, 1000);
         } else
             mtrace_consume(r->head, 1);
     }

@@ -62,10 +62,10 @@ static MTRACE_HOT void mtrace_lock(void)
     int spins = 0, contended;
     if (mtrace_single_threaded)
         return;
-    contended = me->lock_fast && __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
         if (mtrace_forking_here())
             return;             /* another atfork handler allocating: see fork */
+        contended = me->lock_fast && __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
         do {
             spins++;
             if (contended || spins > MTRACE_SPIN_TURNS)
