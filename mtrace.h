@@ -27,7 +27,9 @@
    here", largest first, after every destructor of the program and its
    libraries (MTRACE_LEAK_RECORDS of them: README), and turn
    an exit status of 0 into 1.  A double free prints the place of the bad
-   free, of the allocation and of the first free, then aborts.
+   free, of the allocation and of the first free (with MTRACE_DEPTH, the
+   callers of each), then aborts; in a forked child too, for a block its
+   parent had freed.
 
    SWITCHES (per file, -D on the command line)
 

@@ -92,13 +92,15 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
     mtrace_count(op, site, size);
 }
 
-/* The block is going away: writes '-' or '<' and leaves a tombstone. */
-static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, struct mtrace_site *by, int op)
+/* The block is going away: writes '-' or '<' and leaves a tombstone
+   that names `by`, the entry (a site, or with stacks the stack) of the
+   free, for a second free's report. */
+static MTRACE_HOT void mtrace_drop(struct mtrace_table *t, struct mtrace_block *b, unsigned by, int op)
 {
     if (mtrace_b_addr(b) == ~mt.newest && op == '-')    /* freed before any other allocation */
         mtrace_temporary(mtrace_b_site(b));
     mtrace_count(op, mtrace_b_site(b), mtrace_b_size(b));
-    b->word = (uint64_t)t->epoch << MTRACE_EPOCH_SHIFT | (uint64_t)mtrace_site_index(by) << (MTRACE_SITE_BITS + 1)
+    b->word = (uint64_t)t->epoch << MTRACE_EPOCH_SHIFT | (uint64_t)by << (MTRACE_SITE_BITS + 1)
         | MTRACE_FREED | mtrace_b_site(b);
     t->nlive--;
     mtrace_tombstone_made(t, mtrace_b_addr(b));

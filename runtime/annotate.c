@@ -27,6 +27,10 @@ MTRACE_API void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site
 
 MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
 {
-    mtrace_release(&mt.pool, p, site, 1, (const uintptr_t *)mtrace_annotation_frame());
+    mtrace_pending.taken_frame = mtrace_annotation_frame();
+    {
+        MTRACE_CALLERS(c, site);
+        mtrace_release(&mt.pool, p, site, 1, &c);
+    }
 }
 

@@ -524,7 +524,7 @@ static struct mtrace_block *mtrace_next_block(struct mtrace_table *t, size_t *ra
     return 0;
 }
 
-/* Forgets every block (a forked child starts empty); the memory stays. */
+/* Forgets every block; the memory stays. */
 static void mtrace_clear(struct mtrace_table *t)
 {
     size_t i;
@@ -537,3 +537,64 @@ static void mtrace_clear(struct mtrace_table *t)
     t->clean_below = t->epoch_no;
 }
 
+/* A forked child's table (runtime/life.c): it starts empty, for the
+   blocks that will be its own, and the parent's, as it was at fork,
+   becomes what it inherited: the blocks its parent had live (freeing one
+   is silent, mtrace_bury: it is not the child's) and those it had freed
+   (freeing one again is a double free, as it would have been in the
+   parent).  Moved, not copied or rewritten: the parent's table stays
+   where fork left it, shared with the parent until written, so a fork
+   costs nothing per block (a child that execs at once writes none of it).
+   Generations stack up to MTRACE_GENERATIONS, newest first; older ones
+   are forgotten, as if the grandparent had never freed them.  The child's
+   own table grows its directory at its first block (mtrace_claim). */
+#define MTRACE_GENERATIONS 8
+static void mtrace_inherit(struct mtrace_table *t)
+{
+    struct mtrace_table *was = (struct mtrace_table *)mtrace_pages(sizeof *was), *g;
+    unsigned n = 1;
+    if (!was) {                 /* no room: forget the parent's blocks */
+        mtrace_clear(t);
+        return;
+    }
+    *was = *t;
+    memset(t, 0, sizeof *t);
+    t->inherited = was;
+    for (g = was; g->inherited; g = g->inherited)
+        if (++n == MTRACE_GENERATIONS)
+            g->inherited = 0;
+}
+
+/* The entry for addr: table t's own (live, a tombstone, or empty), or,
+   where t has none, that of the newest generation t inherited that knows
+   addr; *heir is then that generation's table (t's own: t).  Never 0. */
+static struct mtrace_block *mtrace_lookup(struct mtrace_table *t, uintptr_t addr, struct mtrace_table **heir)
+{
+    struct mtrace_block *b = t->dir ? mtrace_find(t, addr) : &mtrace_no_block, *g;
+    struct mtrace_table *from;
+    *heir = t;
+    for (from = t->inherited; !b->addr && from; from = from->inherited)
+        if (from->dir && (g = mtrace_find(from, addr))->addr) {
+            b = g;
+            *heir = from;
+        }
+    return b;
+}
+
+/* The live block of t, or of a generation it inherited, that holds
+   address p (not at its start), or 0: see mtrace_holder. */
+static struct mtrace_block *mtrace_holder_any(struct mtrace_table *t, uintptr_t p)
+{
+    struct mtrace_block *b = 0;
+    for (; t && !b; t = t->inherited)
+        b = mtrace_holder(t, p);
+    return b;
+}
+
+/* An inherited live block b, freed by its child for the first time: a
+   tombstone from now on, freed at `by`, with nothing to count or record
+   (the block was never the child's). */
+static void mtrace_bury(struct mtrace_block *b, unsigned by)
+{
+    b->word = (uint64_t)by << (MTRACE_SITE_BITS + 1) | MTRACE_FREED | mtrace_b_site(b);
+}

@@ -71,20 +71,35 @@ static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *
     return p;
 }
 
+/* The entry a free at d, called through chain c, leaves in its block's
+   tombstone (lock held): with stacks, the free's own stack, so that a
+   second free's report shows the callers of the first; else its site. */
+static MTRACE_HOT unsigned mtrace_freer(struct mtrace_site *d, const struct mtrace_chain *c)
+{
+    return c && mt.depth > 1 ? mtrace_where(d, c) : mtrace_site_index(d);
+}
+
 /* realloc of a live traced block, lock held (released here).  The C
    library's realloc runs under our lock: it does not call the malloc
    symbols back, and the address it frees cannot reach another thread's
    record before our tombstone does.  `d` is 0 for code without mtrace:
-   the block keeps its site. */
-static void *mtrace_move(struct mtrace_block *b, void *p, size_t n, struct mtrace_site *d,
-                         const struct mtrace_chain *c)
+   the block keeps its site.  A block a forked child inherited (`heir` is
+   not the heap's own table) was not the child's: it goes without a
+   record, and what realloc gives back is a new block of the child's,
+   recorded as `first` (mtrace_resize). */
+static void *mtrace_move(struct mtrace_table *heir, struct mtrace_block *b, void *p, size_t n,
+                         struct mtrace_site *d, const struct mtrace_chain *c, int first)
 {
     unsigned site = d ? mtrace_where(d, c) : mtrace_b_site(b);
     void *q = mtrace_libc_realloc(p, n);
     if (q || n == 0) {
-        mtrace_drop(&mt.heap, b, d ? d : &mtrace_untraced_site, '<');
+        unsigned by = mtrace_freer(d ? d : &mtrace_untraced_site, c);
+        if (heir == &mt.heap)
+            mtrace_drop(&mt.heap, b, by, '<');
+        else
+            mtrace_bury(b, by);
         if (q)
-            mtrace_add(&mt.heap, q, n, site, '>');
+            mtrace_add(&mt.heap, q, n, site, heir == &mt.heap ? '>' : first);
     }
     mtrace_unlock();
     return q;
@@ -108,11 +123,13 @@ static int mtrace_tombstone_proves(const struct mtrace_block *b, const void *p)
 static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struct mtrace_chain *c, int first)
 {
     struct mtrace_block *b;
+    struct mtrace_table *heir;
     if (p && mtrace_lock_ready()) {
-        b = mtrace_find(&mt.heap, (uintptr_t)p);
+        b = mtrace_lookup(&mt.heap, (uintptr_t)p, &heir);
         if (mtrace_live(b))
-            return mtrace_move(b, p, n, d, c);
-        if (b->addr && (mt.interposed || mtrace_tombstone_proves(b, p)) && !mtrace_holder(&mt.heap, (uintptr_t)p)) {
+            return mtrace_move(heir, b, p, n, d, c, first);
+        if (b->addr && (mt.interposed || mtrace_tombstone_proves(b, p))
+            && !mtrace_holder_any(&mt.heap, (uintptr_t)p)) {
             mtrace_double_free(b, d, "double free: realloc of a block already freed", c, 0);  /* continuing: nothing */
             return 0;
         }
@@ -168,26 +185,31 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
     return mtrace_leave(mtrace_resize(p, n * size, d, &c, '+'));
 }
 
-/* A block given back at `by`: closes it and says 1 (hand it to its
-   allocator), or reports a double free of a tombstone when tombstones can
-   be trusted (`trust` 1; 2: when the tombstone proves it,
-   mtrace_tombstone_proves; 0: never), and says 0 (the call does nothing); 2 for an address it
-   does not know, or a heap tombstone that a live block now holds (the C
-   library handed the address out again inside it: a free there is a
-   free inside that block, mtrace_invalid_free).  Not ready: 1. */
+/* A block given back at `by` (called through chain c; 0 for code without
+   mtrace): closes it and says 1 (hand it to its allocator), or reports a
+   double free of a tombstone when tombstones can be trusted (`trust` 1;
+   2: when the tombstone proves it, mtrace_tombstone_proves; 0: never),
+   and says 0 (the call does nothing); 2 for an address it does not know,
+   or a heap tombstone that a live block now holds (the C library handed
+   the address out again inside it: a free there is a free inside that
+   block, mtrace_invalid_free).  In a forked child, the blocks it
+   inherited count too (mtrace_inherit).  Not ready: 1. */
 static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
-                                     const uintptr_t *frame)
+                                     const struct mtrace_chain *c)
 {
     struct mtrace_block *b;
+    struct mtrace_table *heir;
     int known = 1;
     if (!p || !mtrace_lock_ready())
         return 1;
-    b = t->dir ? mtrace_find(t, (uintptr_t)p) : 0;
-    if (b && mtrace_live(b))
-        mtrace_drop(t, b, by, '-');
-    else if (b && b->addr && (trust == 1 || (trust == 2 && mtrace_tombstone_proves(b, p)))
-             && !(t == &mt.heap && mtrace_holder(t, (uintptr_t)p))) {
-        mtrace_double_free(b, by, "double free of a block", 0, frame);
+    b = mtrace_lookup(t, (uintptr_t)p, &heir);
+    if (mtrace_live(b) && heir == t)
+        mtrace_drop(t, b, mtrace_freer(by, c), '-');
+    else if (mtrace_live(b))
+        mtrace_bury(b, mtrace_freer(by, c));
+    else if (b->addr && (trust == 1 || (trust == 2 && mtrace_tombstone_proves(b, p)))
+             && !(t == &mt.heap && mtrace_holder_any(t, (uintptr_t)p))) {
+        mtrace_double_free(b, by, "double free of a block", c, 0);
         return 0;
     } else
         known = 0;
@@ -198,8 +220,10 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
 MTRACE_API void mtrace_free(void *p)
 {
     struct mtrace_site *d = mtrace_enter("free", MTRACE_TAKE(p));
-    int known = mtrace_release(&mt.heap, p, d, mt.interposed ? 1 : 2, (const uintptr_t *)mtrace_pending.taken_frame);
-    if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, 0, (const uintptr_t *)mtrace_pending.taken_frame)))
+    int known;
+    MTRACE_CALLERS(c, d);
+    known = mtrace_release(&mt.heap, p, d, mt.interposed ? 1 : 2, &c);
+    if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, &c, 0)))
         mtrace_libc_free(p);
     mtrace_leave(0);
 }

@@ -101,6 +101,8 @@ struct mtrace_table {
     struct mtrace_block *spare[MTRACE_CLASSES];    /* buckets given back, by class */
     char *cut, *cut_end;        /* the mapped space new buckets are cut from */
     size_t mapped;              /* bytes mapped for buckets so far */
+    struct mtrace_table *inherited; /* a forked child's: its parent's table as it was
+                                   at fork, read, never grown (mtrace_inherit) */
 };
 
 /* Per-site figures, indexed by mtrace_site.index.  `id` is the number the

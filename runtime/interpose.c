@@ -17,18 +17,26 @@
 MTRACE_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
 MTRACE_LIBC(void, mtrace_sym_free, (void *), free);
 
+/* Forgets what table t and the generations it inherited (a forked
+   child's) know of address p: code we do not see now has it. */
+static void mtrace_forget_addr(struct mtrace_table *t, uintptr_t p)
+{
+    struct mtrace_table *heir;
+    struct mtrace_block *b;
+    while ((b = mtrace_lookup(t, p, &heir))->addr) {
+        if (mtrace_live(b) && heir == t)
+            mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+        mtrace_erase(heir, b);
+    }
+}
+
 /* An address the C library just handed to code we do not see. */
 static void *mtrace_forget(void *p)
 {
-    struct mtrace_block *b;
     if (!__atomic_load_n(&mt.interposed, __ATOMIC_RELAXED))
         __atomic_store_n(&mt.interposed, 1, __ATOMIC_RELAXED);
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
-        b = mtrace_find(&mt.heap, (uintptr_t)p);
-        if (mtrace_live(b))
-            mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
-        if (b->addr)
-            mtrace_erase(&mt.heap, b);
+        mtrace_forget_addr(&mt.heap, (uintptr_t)p);
         mtrace_unlock();
     }
     return p;
@@ -51,10 +59,13 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n) MTRACE_SYM_(realloc);
 MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
 {
     struct mtrace_block *b;
+    struct mtrace_table *heir;
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
-        b = mtrace_find(&mt.heap, (uintptr_t)p);
-        if (mtrace_live(b))
-            return mtrace_move(b, p, n, 0, 0);
+        b = mtrace_lookup(&mt.heap, (uintptr_t)p, &heir);
+        if (mtrace_live(b) && heir == &mt.heap)
+            return mtrace_move(heir, b, p, n, 0, 0, '>');
+        if (mtrace_live(b))     /* a forked child's inherited block: code we do not see has it */
+            mtrace_erase(heir, b);
         mtrace_unlock();
     }
     return mtrace_forget(mtrace_libc_realloc(p, n));

@@ -124,11 +124,23 @@ static void mtrace_add_leak(const struct mtrace_sitestat *s, size_t bytes, size_
     r->reachable = reachable;
 }
 
+/* Two callers compared as their notes read (mtrace_put_caller): two
+   calls on one line have two return addresses and one note. */
+static int mtrace_by_caller_note(uintptr_t a, uintptr_t b)
+{
+    char x[MTRACE_NAMEMAX + 512], y[MTRACE_NAMEMAX + 512];
+    if (a == b)
+        return 0;
+    mtrace_put_caller(x, x + sizeof x, a);      /* (snprintf: terminated, maybe cut) */
+    mtrace_put_caller(y, y + sizeof y, b);
+    return strcmp(x, y);
+}
+
 /* Do two records read the same (kind, place, callers shown)? */
 static int mtrace_by_reading(const void *a, const void *b)
 {
     const struct mtrace_leak *x = (const struct mtrace_leak *)a, *y = (const struct mtrace_leak *)b;
-    unsigned nx = x->to - x->from, ny = y->to - y->from;
+    unsigned i, nx = x->to - x->from, ny = y->to - y->from;
     int c;
     if (x->reachable != y->reachable)
         return x->reachable - y->reachable;
@@ -136,7 +148,10 @@ static int mtrace_by_reading(const void *a, const void *b)
         return c;
     if (nx != ny)
         return nx < ny ? -1 : 1;
-    return nx ? memcmp(x->frames + x->from, y->frames + y->from, nx * sizeof *x->frames) : 0;
+    for (i = 0; i < nx; i++)
+        if ((c = mtrace_by_caller_note(x->frames[x->from + i], y->frames[y->from + i])))
+            return c;
+    return 0;
 }
 
 /* Errors first, then notes; each largest first (bytes, then blocks),

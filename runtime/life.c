@@ -123,7 +123,10 @@ static long mtrace_mpi_rank(void)
 /* fork: the child must not write the parent's buffered records.  It
    traces what it does itself, from zero: its own file (see mtrace_set_path),
    its own totals and leaks; the blocks it inherited are not its own
-   (freeing them is silent, they are never its leaks). */
+   (freeing them is silent, they are never its leaks), but it remembers
+   them, and those its parent had freed, so that freeing one of them
+   again is the double free it would have been in the parent
+   (mtrace_inherit). */
 /* Prepare handlers run in reverse order of registration: one registered
    before ours may run after it and allocate.  The forking thread holds
    the lock from here to the parent or child handler, and passes through
@@ -148,8 +151,9 @@ static void mtrace_fork_child(void)
     mt.pid = mtrace_getpid();
     mt.child = 1;
     mt.forked = 0;
-    mtrace_clear(&mt.heap);
-    mtrace_clear(&mt.pool);
+    mtrace_inherit(&mt.heap);
+    mtrace_inherit(&mt.pool);
+    mtrace_grow_dir(&mt.heap);
     for (i = 1; i < mt.nsites; i++) {
         mt.sites[i].id = 0;
         mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = mt.sites[i].nlive = 0;

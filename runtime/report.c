@@ -27,25 +27,45 @@ static char *mtrace_put_place(char *o, char *end, const struct mtrace_place *p, 
     return o < end ? o : end;
 }
 
+/* The frames of entry `site` (a stack's callers; none for a site) into c. */
+static void mtrace_get_frames(struct mtrace_chain *c, unsigned site)
+{
+    const struct mtrace_sitestat *s = &mt.sites[site];
+    c->n = site && s->parent ? s->nframes : 0;
+    if (c->n)                   /* (a site without a stack has no frames: NULL) */
+        memcpy(c->ret, s->frames, c->n * sizeof *c->ret);
+}
+
+/* A place of a bad-free report and the callers under it, as a leak record
+   shows them (mtrace_put_chain): none under a place in main, whose
+   callers are the C library's start-up. */
+static char *mtrace_put_bad_place(char *o, char *end, const struct mtrace_place *p, const char *kind,
+                                  const char *what, const struct mtrace_chain *c)
+{
+    o = mtrace_put_place(o, end, p, kind, what);
+    return strcmp(p->func, "main") ? mtrace_put_chain(o, end, c->ret, 0, c->n) : o;
+}
+
 /* A bad free or realloc at `by` (lock held; released here): the error
    `what`, then for a block (`alloc`, its entry; 0 for none) where it was
-   allocated and (`freed`, 0 for none) first freed; with stacks, the bad
-   call's callers (`bad`, or walked from its entry point's `frame`) and
-   the allocation's.  Counted in *count.  Aborts, unless told to continue
+   allocated and (`freed`, 0 for none) first freed; with stacks, the
+   callers of each: the bad call's (`bad`, or walked from its entry
+   point's `frame`), the allocation's and the first free's (their
+   entries' stacks).  Counted in *count.  Aborts, unless told to continue
    (MTRACE_DOUBLE_FREE). */
 static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned alloc, unsigned freed,
                             const struct mtrace_chain *bad, const uintptr_t *frame, size_t *count)
 {
-    char msg[3 * MTRACE_NAMEMAX + 2 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
+    char msg[3 * MTRACE_NAMEMAX + 3 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
     struct mtrace_place place[3];
-    struct mtrace_chain chain[2];
-    const struct mtrace_sitestat *a = &mt.sites[alloc];
+    struct mtrace_chain chain[3];
+    uintptr_t addrs[3 * MTRACE_MAXDEPTH];
+    unsigned i, n = 0;
     mtrace_get_place(&place[0], mtrace_site_index(by));
     mtrace_get_place(&place[1], alloc);
     mtrace_get_place(&place[2], freed);
-    chain[1].n = alloc && a->parent ? a->nframes : 0;
-    if (chain[1].n)             /* (a site without a stack has no frames: NULL) */
-        memcpy(chain[1].ret, a->frames, chain[1].n * sizeof *chain[1].ret);
+    mtrace_get_frames(&chain[1], alloc);
+    mtrace_get_frames(&chain[2], freed);
     (*count)++;
     mtrace_ring_drain();
     mtrace_unlock();
@@ -55,20 +75,17 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
         mtrace_walk(&chain[0], frame, by, msg);
     else
         chain[0].n = 0;
-    if (chain[0].n + chain[1].n) {
-        uintptr_t addrs[2 * MTRACE_MAXDEPTH];
-        memcpy(addrs, chain[0].ret, chain[0].n * sizeof *addrs);
-        memcpy(addrs + chain[0].n, chain[1].ret, chain[1].n * sizeof *addrs);
-        mtrace_symbolize(addrs, chain[0].n + chain[1].n);
+    for (i = 0; i < 3; i++) {
+        memcpy(addrs + n, chain[i].ret, chain[i].n * sizeof *addrs);
+        n += chain[i].n;
     }
-    o = mtrace_put_place(o, end, &place[0], "error", what);
-    o = mtrace_put_chain(o, end, chain[0].ret, 0, chain[0].n);
-    if (alloc) {
-        o = mtrace_put_place(o, end, &place[1], "note", "the block was allocated here");
-        o = mtrace_put_chain(o, end, chain[1].ret, 0, chain[1].n);
-    }
+    if (n)
+        mtrace_symbolize(addrs, n);
+    o = mtrace_put_bad_place(o, end, &place[0], "error", what, &chain[0]);
+    if (alloc)
+        o = mtrace_put_bad_place(o, end, &place[1], "note", "the block was allocated here", &chain[1]);
     if (freed)
-        o = mtrace_put_place(o, end, &place[2], "note", "and first freed here");
+        o = mtrace_put_bad_place(o, end, &place[2], "note", "and first freed here", &chain[2]);
     mtrace_write_all(2, msg, (size_t)(o - msg));
     mtrace_pending.call = 0;            /* the abort is ours: no "died in" note */
     if (!mt.keep_going)
@@ -126,10 +143,10 @@ static int mtrace_invalid_free(struct mtrace_site *by, const char *call, const v
     if (!mtrace_lock_traced())
         return 0;
     if (stack)
-        snprintf(what, sizeof what, "%s of an address on the stack", call);
-    else if (mt.interposed && (b = mtrace_holder(&mt.heap, a))) {
+        snprintf(what, sizeof what, "invalid %s of an address on the stack", call);
+    else if (mt.interposed && (b = mtrace_holder_any(&mt.heap, a))) {
         alloc = mtrace_b_site(b);
-        snprintf(what, sizeof what, "%s of an address %lu bytes into a %lu-byte block", call,
+        snprintf(what, sizeof what, "invalid %s of an address %lu bytes into a %lu-byte block", call,
                  (unsigned long)(a - mtrace_b_addr(b)), (unsigned long)mtrace_b_size(b));
     } else {
         mtrace_unlock();        /* the loader's lock is taken outside ours */
@@ -137,11 +154,11 @@ static int mtrace_invalid_free(struct mtrace_site *by, const char *call, const v
         if (!mtrace_lock_traced())
             return 0;
         if (image)
-            snprintf(what, sizeof what, "%s of an address in static data", call);
+            snprintf(what, sizeof what, "invalid %s of an address in static data", call);
         else if (mtrace_msync((void *)(a & ~(uintptr_t)4095), 1, MS_ASYNC) != 0 && errno == ENOMEM)
-            snprintf(what, sizeof what, "%s of an address that is not mapped", call);
+            snprintf(what, sizeof what, "invalid %s of an address that is not mapped", call);
         else if ((a & 4095) == 0 && mtrace_mapping_starts(a))
-            snprintf(what, sizeof what, "%s of an address from mmap, not from an allocator", call);
+            snprintf(what, sizeof what, "invalid %s of an address from mmap, not from an allocator", call);
         errno = saved;
         if (!what[0]) {
             mtrace_unlock();
@@ -310,16 +327,18 @@ static char *mtrace_put_graph_hint(char *o, char *end, const char *who, char *q,
     return o < end ? o : end;
 }
 
-/* One leak record: "file:line: error: N bytes in M blocks leaked here",
-   or a "note: ... still reachable here", and its callers; `tag` says
-   whose when there are several processes. */
+/* One leak record: "file:line: error: N bytes in M blocks leaked here
+   (in f)", or a "note: ... still reachable here (in f)", and its callers;
+   `tag` says whose when there are several processes.  The function is
+   named as the bad-free reports name it, at every depth. */
 static char *mtrace_put_leak(char *o, char *end, const struct mtrace_leak *r, const char *tag)
 {
     const char *what = r->reachable ? "note" : "error", *how = r->reachable ? "still reachable" : "leaked";
     const char *s = r->blocks == 1 ? "" : "s";
     if (r->line >= 0)
-        o += snprintf(o, (size_t)(end - o), "%.*s:%d: %s: %lu bytes in %lu block%s %s here%s\n", MTRACE_NAMEMAX,
-                      r->file, r->line, what, (unsigned long)r->bytes, (unsigned long)r->blocks, s, how, tag);
+        o += snprintf(o, (size_t)(end - o), "%.*s:%d: %s: %lu bytes in %lu block%s %s here (in %.*s)%s\n",
+                      MTRACE_NAMEMAX, r->file, r->line, what, (unsigned long)r->bytes, (unsigned long)r->blocks,
+                      s, how, MTRACE_NAMEMAX, r->func, tag);
     else                        /* charged past the MTRACE_ALLOC_FN functions */
         o += snprintf(o, (size_t)(end - o), "%.*s: %s: %lu bytes in %lu block%s %s here (in %.*s)%s\n",
                       MTRACE_NAMEMAX, r->file, what, (unsigned long)r->bytes, (unsigned long)r->blocks, s, how,

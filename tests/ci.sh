@@ -29,7 +29,7 @@ EOT
 run supp 2 MTRACE_SUPPRESS=supp
 has "suppressed: counted in one line" "$TMP/supp.err" "*** MTRACE: 300 bytes in 1 blocks suppressed"
 hasnt "suppressed: no error for the vendor's cache" "$TMP/supp.err" "vendor.h:5: error"
-has "suppressed: the real leak still is one" "$TMP/supp.err" "cache.c:16: error: 10 bytes in 1 block leaked here"
+has "suppressed: the real leak still is one" "$TMP/supp.err" "cache.c:16: error: 10 bytes in 1 block leaked here (in main)"
 has "a suppression that matched nothing: named by file:line" "$TMP/supp.err" "supp:3: warning: suppression matched no leak"
 check "a real leak left: exit status 1" rc supp 1
 for pattern in "src:vendor.h" "src:vendor.*" "src:vendor.h:5" "src:v*.h:5"; do
@@ -106,8 +106,8 @@ python3 - "$J" > "$TMP/json.leaks" <<'EOT'
 import json, sys
 for s in json.load(open(sys.argv[1]))["sites"]:
     if s["live_bytes"] and not s["suppressed"]:
-        print("%s:%d: error: %d bytes in %d block%s leaked here" % (s["file"], s["line"], s["live_bytes"],
-              s["live_blocks"], "" if s["live_blocks"] == 1 else "s"))
+        print("%s:%d: error: %d bytes in %d block%s leaked here (in %s)" % (s["file"], s["line"], s["live_bytes"],
+              s["live_blocks"], "" if s["live_blocks"] == 1 else "s", s["function"]))
 EOT
 grep ': error: .* leaked here' "$TMP/json2.err" > "$TMP/text.leaks"
 same "JSON: the unsuppressed live bytes = the leak lines" "$TMP/text.leaks" "$TMP/json.leaks"

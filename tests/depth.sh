@@ -54,7 +54,7 @@ if command -v addr2line > /dev/null; then
     [ -z "$ASAN" ] && check "stack 3: a callback from qsort: the libc frame is kept, and the walk stops there" \
         test "$(names h.trace 3)" = "msort_with_tmp"       # (ASan has its own qsort)
     cat > h.expected <<'X'
-helpers.c:4: error: 5 bytes in 1 block leaked here
+helpers.c:4: error: 5 bytes in 1 block leaked here (in xmalloc)
 helpers.c:5: note: called from copy
 helpers.c:12: note: called from main
 X
@@ -70,9 +70,9 @@ fi
 cp "$TOP/examples/leak.c" . && build leak && MTRACE_DEPTH=8 MTRACE=lk.trace ./leak > /dev/null 2> lk.err
 if command -v addr2line > /dev/null; then
     cat > lk.expected <<'X'
-leak.c:25: error: 100 bytes in 1 block leaked here
+leak.c:25: error: 100 bytes in 1 block leaked here (in checksum)
 leak.c:47: note: called from main
-leak.c:18: error: 23 bytes in 4 blocks leaked here
+leak.c:18: error: 23 bytes in 4 blocks leaked here (in push)
 leak.c:45: note: called from main
 X
     grep -A1 'error:' lk.err > lk.got
@@ -163,7 +163,7 @@ if command -v addr2line > /dev/null; then
     has "... and the leak is charged past them" cl.err "<unknown>:0: error: 20 bytes in 1 block leaked here (in make_name)"
 fi
 MTRACE_DEPTH=8 MTRACE=w2.trace ./wrapper 2> w2.err
-has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:12: error: 20 bytes in 1 block leaked here"
+has "without MTRACE_ALLOC_FN: charged to the wrapper's malloc" w2.err "wrapper.c:12: error: 20 bytes in 1 block leaked here (in raw_alloc)"
 
 # --- the double-free report: the bad free's and the allocation's callers
 build dfree
@@ -176,8 +176,51 @@ dfree.c:4: note: the block was allocated here (in make)
 dfree.c:5: note: called from build
 dfree.c:9: note: called from main
 dfree.c:3: note: and first freed here (in release)
+dfree.c:10: note: called from main
 X
-    same "double free: three places, two with their callers" df.expected df.err
+    same "double free: three places, each with its callers" df.expected df.err
+fi
+
+# --- two calls on one line: two return addresses, one reading, one
+#     record (issue 36); and a double free whose two frees are in one
+#     helper: only the callers of each tell them apart
+cat > twice.c <<'EOT'
+#include <stdlib.h>
+static void *kept[4];
+static int nk;
+static void keep(void *p) { kept[nk++] = p; }
+static void *mk(size_t n) { return malloc(n); }
+static void put(void *p) { free(p); }
+static void first(void *p) { put(p); }
+static void second(void *p) { put(p); }
+int main(void)
+{
+    char *p = mk(10);
+    keep(mk(64)); keep(mk(64));
+    first(p);
+    second(p);
+    nk = 0;
+    return 0;
+}
+EOT
+build twice
+{ MTRACE_DEPTH=8 MTRACE=tw.trace ./twice 2> tw.err; } 2> /dev/null   # it aborts at the second free
+if command -v addr2line > /dev/null && [ -z "$ASAN" ]; then
+    cat > tw.expected <<'X'
+twice.c:6: error: double free of a block (in put)
+twice.c:8: note: called from second
+twice.c:14: note: called from main
+twice.c:5: note: the block was allocated here (in mk)
+twice.c:11: note: called from main
+twice.c:6: note: and first freed here (in put)
+twice.c:7: note: called from first
+twice.c:13: note: called from main
+X
+    same "double free in one helper: the first free's callers tell it apart" tw.expected tw.err
+    MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=8 MTRACE=tw.trace ./twice 2> tw2.err
+    grep -A1 'leaked here' tw2.err > tw2.got
+    printf 'twice.c:5: error: 128 bytes in 2 blocks leaked here (in mk)\ntwice.c:12: note: called from main\n' > tw2.expected
+    same "two calls on one line, MTRACE_DEPTH=8: one record of both blocks" tw2.expected tw2.got
 fi
 
 # --- without addr2line the frames are named by module and offset
@@ -222,7 +265,7 @@ $CC $CFLAGS_T -O0 -DMTRACE=1 $LIB -c fnptr.c -o fnptr.o && \
     $CC fnptr.o nomacros.o -o fnptr $LINK
 MTRACE_DEPTH=4 MTRACE=fp.trace ./fnptr 2> fp.err
 grep -A1 'fnptr.c:14: error' fp.err > fp.got
-printf 'fnptr.c:14: error: 1000 bytes in 1 block leaked here\nfnptr.c:28: note: called from main\n' > fp.expected
+printf 'fnptr.c:14: error: 1000 bytes in 1 block leaked here (in node)\nfnptr.c:28: note: called from main\n' > fp.expected
 nasan same "through a pointer, MTRACE_DEPTH=4: the caller under the place" fp.expected fp.got
 nasan check "through a pointer, MTRACE_DEPTH=4: the stack names main" test "$(names fp.trace 1)" = main
 
@@ -287,7 +330,7 @@ if command -v addr2line > /dev/null; then
     build nomac -DMTRACE_NO_MACROS
     l() { grep -n "$1" nomac.c | cut -d: -f1; }
     MTRACE_DEPTH=8 MTRACE=nm1.trace ./nomac 2> nm1.err
-    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here\nnomac.c:%d: note: called from middle\n' \
+    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here (in inner)\nnomac.c:%d: note: called from middle\n' \
         "$(l CALL)" "$(l INNER)" > nm1.expected
     grep -E 'error:|note:' nm1.err > nm1.got
     same "all MTRACE_NO_MACROS, MTRACE_DEPTH=8: the first caller, none guessed beyond" nm1.expected nm1.got

@@ -71,7 +71,7 @@ EOT
 build status
 run status status MTRACE_REPORT=status.json
 check "a leak and exit status 3: the status stays 3" rc status 3
-has "a leak and exit status 3: the leak is reported" status.err "status.c:5: error: 7 bytes in 1 block leaked here"
+has "a leak and exit status 3: the leak is reported" status.err "status.c:5: error: 7 bytes in 1 block leaked here (in main)"
 check "a leak and exit status 3: JSON program_status and exit_status are 3" \
     test "$(json status.json '"%d %d" % (r["program_status"], r["exit_status"])')" = "3 3"
 
@@ -242,7 +242,7 @@ $CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" "$TMP/ci/cach
 $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" "$TMP/ci/cache.c" -o "$TMP/cache1" \
     -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
 run whole cache
-has "compiled as $TMP/ci/cache.c: the sites are named by their whole path" whole.err "$TMP/ci/cache.c:16: error: 10 bytes in 1 block leaked here"
+has "compiled as $TMP/ci/cache.c: the sites are named by their whole path" whole.err "$TMP/ci/cache.c:16: error: 10 bytes in 1 block leaked here (in main)"
 printf 'src:vendor.h\nsrc:cache.c:16\n' > s1
 run s1 cache MTRACE_SUPPRESS=s1
 check "src:vendor.h and src:cache.c:16 match the last component: all suppressed, status 0" \
@@ -253,12 +253,12 @@ check "src:*/ci/vendor.h (a pattern with '/') matches the whole path" \
     sh -c "test \"\$(cat '$TMP/s2.err')\" = '*** MTRACE: 310 bytes in 2 blocks suppressed'"
 printf 'fun:vendor_*\nsrc:cache.c:17\n' > s3
 run s3 cache MTRACE_SUPPRESS=s3
-has "src:cache.c:17: does not take the leak at line 16" s3.err "cache.c:16: error: 10 bytes in 1 block leaked here"
+has "src:cache.c:17: does not take the leak at line 16" s3.err "cache.c:16: error: 10 bytes in 1 block leaked here (in main)"
 has "src:cache.c:17: a suppression that matched nothing" s3.err "s3:2: warning: suppression matched no leak"
 check "src:cache.c:17: exit status 1" rc s3 1
 printf 'fun:vendor_*\nsrc:cache.c:16x\n' > s4
 run s4 cache MTRACE_SUPPRESS=s4
-has "src:cache.c:16x: not a line number, a file pattern that matches nothing" s4.err "cache.c:16: error: 10 bytes in 1 block leaked here"
+has "src:cache.c:16x: not a line number, a file pattern that matches nothing" s4.err "cache.c:16: error: 10 bytes in 1 block leaked here (in main)"
 has "src:cache.c:16x: said to have matched nothing" s4.err "s4:2: warning: suppression matched no leak"
 printf 'fun:\nfun:vendor_*\n' > s5
 run s5 cache MTRACE_SUPPRESS=s5
@@ -331,7 +331,7 @@ EOT
 MTRACE_LEVEL=1 build calls
 run calls calls MTRACE_REPORT=calls.json
 for m in CALLOC:21 REALLOC:20 RARRAY:16 STRDUP:4; do
-    echo "calls.c:$(line_of calls.c "/\* ${m%:*}"): error: ${m#*:} bytes in 1 block leaked here"
+    echo "calls.c:$(line_of calls.c "/\* ${m%:*}"): error: ${m#*:} bytes in 1 block leaked here (in main)"
 done > calls.want
 grep ': error: ' calls.err > calls.got
 same "calloc 3 x 7, strdup of 3, realloc'd at its own site, realloc(p, 0) freed: the leaks" calls.want calls.got
@@ -384,13 +384,13 @@ int main(int argc, char **argv)
 }
 EOT
 build bad
-for k in "interior:INTERIOR:free of an address 16 bytes into a 100-byte block" \
-         "far:FAR:free of an address 200000 bytes into a 300000-byte block" \
-         "static:STATIC:free of an address in static data" \
-         "unmapped:UNMAPPED:free of an address that is not mapped" \
-         "mmap:MMAP:free of an address from mmap, not from an allocator" \
-         "realloc:REALLOC:realloc of an address on the stack" \
-         "stack:STACK:free of an address on the stack"; do
+for k in "interior:INTERIOR:invalid free of an address 16 bytes into a 100-byte block" \
+         "far:FAR:invalid free of an address 200000 bytes into a 300000-byte block" \
+         "static:STATIC:invalid free of an address in static data" \
+         "unmapped:UNMAPPED:invalid free of an address that is not mapped" \
+         "mmap:MMAP:invalid free of an address from mmap, not from an allocator" \
+         "realloc:REALLOC:invalid realloc of an address on the stack" \
+         "stack:STACK:invalid free of an address on the stack"; do
     mode=${k%%:*} rest=${k#*:}
     case $mode in interior | far | unmapped) [ -n "$ASAN" ] && continue ;; esac    # (nasan)
     run bad-$mode bad MTRACE_DOUBLE_FREE=continue MTRACE_REPORT=bad-$mode.json -- $mode

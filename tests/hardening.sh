@@ -162,12 +162,12 @@ has "a thread still running at exit: a note says so" "$D/err" "*** MTRACE: note:
 # --- 14. A crash inside a traced call names it
 # --- 13. free of an address on the caller's stack: said, then abort
 h "$D" crash-free
-has "free of a stack address: said like a double free" "$D/err" ": error: free of an address on the stack (in main)"
+has "free of a stack address: said like a double free" "$D/err" ": error: invalid free of an address on the stack (in main)"
 check "free of a stack address: then abort (SIGABRT)" rc "$D" 134
 if [ -z "$ASAN" ]; then
     h "$D" crash-interior
     has "free inside a heap block: named by mtrace before glibc sees it (issue 22)" "$D/err" \
-        ": error: free of an address 16 bytes into a 64-byte block (in main)"
+        ": error: invalid free of an address 16 bytes into a 64-byte block (in main)"
     hasnt "free inside a heap block: glibc never sees it" "$D/err" "free(): invalid pointer"
     check "free inside a heap block: then abort (SIGABRT)" rc "$D" 134
 fi
@@ -199,7 +199,7 @@ done
 # a vfork child that _exits leaves the parent's tracing as it was
 for level in 1 2 3 lib; do
     MTRACE=vfork-$level.trace e edges-$level vfork
-    has "vfork, level $level: the parent's leak is still reported" "$E/edges-$level.err" "edges.c:29: error: 11 bytes in 1 block leaked here"
+    has "vfork, level $level: the parent's leak is still reported" "$E/edges-$level.err" "edges.c:29: error: 11 bytes in 1 block leaked here (in main)"
     check "vfork, level $level: exit status 1 (the leak)" erc edges-$level 1
 done
 has "vfork: the parent's trace goes on after it (its malloc)" "$E/vfork-1.trace" "+ 1 0 11 11 "
@@ -227,4 +227,80 @@ check "an addr2line that never answers: the program ends (exit 1 within 20 s)" e
 check "an addr2line that never answers: one warning" \
     test "$(grep -c '(MTRACE_ADDR2LINE) did not answer within 5 s: frames shown as module+offset' "$E/edges-O0.err")" = 1
 has "an addr2line that never answers: the caller as module+offset" "$E/edges-O0.err" "<unknown>:0: note: called from 0x"
+# --- 18. (issue 36) A forked child frees what its parent had: the double
+#         free it would have been in the parent, at every level, in both
+#         uses, reported in the child with the parent's places; a block
+#         inherited live is freed once silently.  tests/hardening/forkfree.c
+F=$TMP/fork && mkdir -p "$F"
+$CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -include "$TOP/mtrace.h" forkfree.c -o "$B/forkfree-one" -lpthread
+for level in 1 2 3; do
+    $CC $CFLAGS_T -Wall -Wextra -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" forkfree.c \
+        -o "$B/forkfree-$level" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
+done
+# ff BUILD KIND [N]: forkfree's report lines (error, note) and how its child ended, in $F/got
+ff() {
+    local bin=$1; shift
+    (cd "$F" && MTRACE=ff.trace timeout 20 "$B/forkfree-$bin" "$@" > out 2> err)
+    { grep -E ': (error|note): ' "$F/err"; cat "$F/out"; } > "$F/got"
+}
+three() {   # the double free's three lines: the bad free, then the places
+    printf '%s\nforkfree.c:%s: note: the block was allocated here (in main)\nforkfree.c:%s: note: and first freed here (in %s)\n' "$@"
+}
+for bin in 1 2 3 one; do
+    three "forkfree.c:51: error: double free of a block (in child)" 92 96 main > "$F/want"
+    echo "child: signal 6" >> "$F/want"
+    for n in 0 1000; do
+        ff $bin before $n
+        same "fork ($bin): freed in the parent, again in the child after $n allocations: the three places, abort" "$F/want" "$F/got"
+    done
+    three "forkfree.c:54: error: double free of a block (in child)" 93 53 child > "$F/want"
+    echo "child: signal 6" >> "$F/want"
+    ff $bin twice
+    same "fork ($bin): a block inherited live, freed twice by the child: the second" "$F/want" "$F/got"
+    three "forkfree.c:56: error: double free: realloc of a block already freed (in child)" 92 96 main > "$F/want"
+    echo "child: signal 6" >> "$F/want"
+    ff $bin realloc
+    same "fork ($bin): realloc in the child of a block freed before the fork" "$F/want" "$F/got"
+    three "forkfree.c:28: error: double free of a block (in free_again)" 92 96 main > "$F/want"
+    echo "child: signal 6" >> "$F/want"
+    ff $bin thread
+    same "fork ($bin): the second free on the child's own thread" "$F/want" "$F/got"
+    three "forkfree.c:63: error: double free of a block (in child)" 92 96 main > "$F/want"
+    printf 'grandchild: signal 6\nchild: exit 0\n' >> "$F/want"
+    ff $bin grandchild
+    same "fork ($bin): freed by the grandparent, again by the grandchild" "$F/want" "$F/got"
+    printf 'child: exit 0\n' > "$F/want"
+    ff $bin legit
+    same "fork ($bin): inherited blocks freed and realloc'd once, the child's own: no report, exit 0" "$F/want" "$F/got"
+    printf 'forkfree.c:68: error: invalid free of an address 8 bytes into a 56-byte block (in child)\nforkfree.c:93: note: the block was allocated here (in main)\nchild: signal 6\n' > "$F/want"
+    ff $bin interior
+    same "fork ($bin): a free inside a block the child inherited live: named as one" "$F/want" "$F/got"
+    printf "getline reused victim's address\\nchild: exit 0\\n" > "$F/want"
+    ff $bin untraced
+    same "fork ($bin): an inherited freed address handed out by the C library: no false report" "$F/want" "$F/got"
+done
+# continuing: reported, the bad call does nothing, the child's status is 1
+three "forkfree.c:51: error: double free of a block (in child)" 92 96 main > "$F/want"
+echo "child: exit 1" >> "$F/want"
+(cd "$F" && MTRACE_DOUBLE_FREE=continue MTRACE=ff.trace "$B/forkfree-1" before 0 > out 2> err)
+{ grep -E ': (error|note): ' "$F/err"; cat "$F/out"; } > "$F/got"
+same "fork, MTRACE_DOUBLE_FREE=continue: reported, the child exits 1" "$F/want" "$F/got"
+has "fork, continuing: the child counts it" "$F/err" "] *** MTRACE: 1 double free ignored"
+# with call stacks: the first free's callers too (they were the parent's)
+# (built where it runs: addr2line's names and the macros' read the same)
+cp forkfree.c "$F/" && (cd "$F" && $CC -g -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" forkfree.c \
+    -o "$B/forkfree-g" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread)
+if command -v addr2line > /dev/null && [ -z "$ASAN" ]; then
+    (cd "$F" && MTRACE_DEPTH=8 MTRACE=ff.trace "$B/forkfree-g" twice > out 2> err)
+    grep -E ': (error|note): ' "$F/err" > "$F/got"
+    cat > "$F/want" <<'X'
+forkfree.c:54: error: double free of a block (in child)
+forkfree.c:99: note: called from main
+forkfree.c:93: note: the block was allocated here (in main)
+forkfree.c:53: note: and first freed here (in child)
+forkfree.c:99: note: called from main
+X
+    same "fork, MTRACE_DEPTH=8: each place with its callers" "$F/want" "$F/got"
+fi
+
 finish

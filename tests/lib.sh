@@ -6,7 +6,8 @@ T_PASS=0
 T_FAIL=0
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtrace-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# MTRACE_TEST_KEEP=1 keeps the directory, to read what a failed check saw
+if [ -n "${MTRACE_TEST_KEEP:-}" ]; then echo "kept: $TMP"; else trap 'rm -rf "$TMP"' EXIT; fi
 
 # For the suites that build traced programs: the compiler, the flags
 # (TEST_CFLAGS: sanitized under `make test-sanitize`), whether ASan is on,

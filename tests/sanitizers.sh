@@ -119,7 +119,7 @@ for use in one $([ -z "$ASAN" ] && echo lib); do
         e=badfree.gcc.$use
         env MTRACE=$e.$how.trace "./$e" $how > $e.$how.out 2> $e.$how.err; echo $? > $e.$how.rc
         has "UBSan, $use use, $how: mtrace names the bad free" $e.$how.err \
-            "$([ $how = double ] && echo 'error: double free of a block (in main)' || echo 'error: free of an address on the stack (in main)')"
+            "$([ $how = double ] && echo 'error: double free of a block (in main)' || echo 'error: invalid free of an address on the stack (in main)')"
         hasnt "UBSan, $use use, $how: no undefined behaviour in the report" $e.$how.err "runtime error"
         check "UBSan, $use use, $how: then abort (SIGABRT: 134)" test "$(cat $e.$how.rc)" = 134
     done

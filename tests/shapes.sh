@@ -32,7 +32,7 @@ for use in lib one; do
         D=$TMP/app-$use-$vis
         run "$D" app
         check "shared library ($name): exit status 1 for the leak" rc "$D/app" 1
-        echo "app.c:14: error: 7 bytes in 1 block leaked here" > "$D/expected"
+        echo "app.c:14: error: 7 bytes in 1 block leaked here (in main)" > "$D/expected"
         errors "$D/app" > "$D/errors"
         same "shared library ($name): the planted leak, nothing else (the cache freed in the library's destructor is no leak)" "$D/expected" "$D/errors"
         check "shared library ($name): stdout's buffered output written" test "$(cat "$D/app.out")" = "ok 1"
@@ -46,7 +46,7 @@ done
     $CC $CFLAGS_T -DMTRACE=1 $LIB app.c helper.c -o app libshapes.a $LINK) 2> "$TMP/static-lib.cc"
 run "$TMP/static-lib" app
 errors "$TMP/static-lib/app" > "$TMP/static-lib/errors"
-echo "app.c:14: error: 7 bytes in 1 block leaked here" > "$TMP/static-lib/expected"
+echo "app.c:14: error: 7 bytes in 1 block leaked here (in main)" > "$TMP/static-lib/expected"
 same "static library: the planted leak, nothing else" "$TMP/static-lib/expected" "$TMP/static-lib/errors"
 
 # --- a traced plugin, opened and closed: the report and the trace stay
@@ -56,7 +56,7 @@ same "static library: the planted leak, nothing else" "$TMP/static-lib/expected"
 D=$TMP/plugin-lib
 run "$D" host
 check "plugin: exit status 1 (the plugin's leak), no crash after dlclose" rc "$D/host" 1
-echo "plugin.c:11: error: 33 bytes in 1 block leaked here" > "$D/expected"
+echo "plugin.c:11: error: 33 bytes in 1 block leaked here (in plugin_run)" > "$D/expected"
 errors "$D/host" > "$D/errors"
 same "plugin: its leak named after dlclose (plugin.c:11), nothing else" "$D/expected" "$D/errors"
 check "plugin: the trace replays, with its tail" replays "$D/host"
@@ -101,7 +101,7 @@ run "$D" mixed
 has "mixed levels: one warning line" "$D/mixed.err" \
     "*** MTRACE: warning: files compiled with -DMTRACE=1 and -DMTRACE=3: the process runs at level 1"
 check "mixed levels: the process runs at level 1 (summary, trace, leak)" \
-    sh -c "grep -q 'max traced memory size' '$D/mixed.err' && grep -q 'mixed1.c:7: error: 5 bytes in 1 block leaked here' '$D/mixed.err' && test -s '$D/mixed.trace'"
+    sh -c "grep -q 'max traced memory size' '$D/mixed.err' && grep -q 'mixed1.c:7: error: 5 bytes in 1 block leaked here (in main)' '$D/mixed.err' && test -s '$D/mixed.trace'"
 
 # --- the program's own short names: mt, mt_init, mt_lock, mt_state, buf, MT_HOT
 $CC -Wall -Wextra names.c -o "$TMP/names.plain" 2> "$TMP/names.plaincc" && "$TMP/names.plain" > "$TMP/names.expected"
@@ -149,7 +149,7 @@ check "declares malloc: with -DMTRACE_NO_MACROS, the plain build's warnings only
 (cd "$TMP" && MTRACE=redis.trace ./redis > redis.out 2> redis.err)
 # (built without -g: the place is the function and the module's offset)
 check "declares malloc: its calls are still traced, at their caller (zmalloc, module+offset)" \
-    grep -Eq '^redis\+0x[0-9a-f]+:0: error: 24 bytes in 1 block leaked here$' "$TMP/redis.err"
+    grep -Eq '^redis\+0x[0-9a-f]+:0: error: 24 bytes in 1 block leaked here \(in zmalloc\)$' "$TMP/redis.err"
 check "declares malloc: ... and the summary names the function" grep -Eq ' zmalloc   redis\+0x[0-9a-f]+:0$' "$TMP/redis.err"
 
 # --- a file that defines malloc itself: said at start-up, nothing traced
@@ -182,9 +182,9 @@ EOT
 check "vendored, plain build of every *.c: no warning, runs, mtrace.c is empty" \
     sh -c "test ! -s '$V/plain.cc' && test \"\$(cat '$V/plain.out')\" = 'ok 1' && ! nm '$V/plain' | grep -q mtrace"
 (cd "$V" && $CC -Wall -Wextra -DMTRACE=1 -include ./mtrace.h *.c -o one 2> one.cc && MTRACE=one.trace ./one > /dev/null 2> one.err)
-has "vendored, one-line use of every *.c: traced, one report" "$V/one.err" "main.c:14: error: 7 bytes in 1 block leaked here"
+has "vendored, one-line use of every *.c: traced, one report" "$V/one.err" "main.c:14: error: 7 bytes in 1 block leaked here (in main)"
 (cd "$V" && $CC -Wall -Wextra -DMTRACE=1 $LIB *.c -o lib $LINK 2> lib.cc && MTRACE=lib.trace ./lib > /dev/null 2> lib.err)
-has "vendored, with libmtrace: traced, one report" "$V/lib.err" "main.c:14: error: 7 bytes in 1 block leaked here"
+has "vendored, with libmtrace: traced, one report" "$V/lib.err" "main.c:14: error: 7 bytes in 1 block leaked here (in main)"
 check "vendored: no warning in either traced build" test ! -s "$V/one.cc" -a ! -s "$V/lib.cc"
 
 # --- libmtrace.so exports exactly its public names

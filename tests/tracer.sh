@@ -79,7 +79,7 @@ cp ../../examples/example.c "$TMP/example.c"
 (cd "$TMP" && $CC $CFLAGS_T -O0 -DMTRACE=1 $TRACED example.c -o example $LINKED && MTRACE=example.trace ./example 2> example.err; echo $? > example.rc)
 has "example: g's peak is 8000 bytes" "$TMP/example.err" "      8000         2                       g   example.c:5"
 has "example: main's peak is 10000 bytes" "$TMP/example.err" "     10000        10                    main   example.c:20"
-has "example: f leaks 2000 bytes" "$TMP/example.err" "example.c:10: error: 2000 bytes in 1 block leaked here"
+has "example: f leaks 2000 bytes" "$TMP/example.err" "example.c:10: error: 2000 bytes in 1 block leaked here (in f)"
 check "example: trace replays" replay example
 
 # --- double free: three places, then abort with the trace flushed
@@ -270,7 +270,7 @@ build atexit 1 && run atexit
 check "atexit and destructor: cleanup counted, exit 0" rc atexit 0
 run atexit leak
 check "atexit: a leak makes it 1" rc atexit 1
-has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:18: error: 7 bytes in 1 block leaked here"
+has "atexit: the leak is named" "$TMP/atexit.err" "atexit.c:18: error: 7 bytes in 1 block leaked here (in main)"
 check "atexit: buffered stdout kept" test "$(cat "$TMP/atexit.out")" = "no newline at the end"
 
 # --- exit while other threads allocate
@@ -288,7 +288,7 @@ child=$(sed -n 's/^child \([0-9]*\) exited .*/\1/p' "$TMP/forked.out")
 has "fork: the child's leak makes its status 1" "$TMP/forked.out" "exited 1"
 check "fork: two reports" test "$(grep -c 'max traced memory' "$TMP/forked.err")" = 2
 has "fork: the child's report carries its pid" "$TMP/forked.err" "[pid $child] *** MTRACE: max traced memory size:        555 bytes"
-has "fork: the child's leak, tagged" "$TMP/forked.err" "forked.c:19: error: 555 bytes in 1 block leaked here (pid $child)"
+has "fork: the child's leak, tagged" "$TMP/forked.err" "forked.c:19: error: 555 bytes in 1 block leaked here (in main) (pid $child)"
 has "fork: the parent has no leak" "$TMP/forked.err" "] *** MTRACE: No memory leaks"
 check "fork: parent's trace replays" replay forked
 has "fork: parent's trace holds its 2 records only" "$TMP/forked.replay" "replay: 2 records, total 0"
@@ -419,7 +419,7 @@ elif command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
         f="$TMP/mpi/tr"; [ $r -gt 0 ] && f="$TMP/mpi/tr-$r"
         check "MPI rank $r: its trace replays with $((r * 100)) bytes leaked" sh -c "awk -f replay.awk '$f' | grep -q 'total $((r * 100))\$'"
         has "MPI rank $r: its peak" "$TMP/mpi/err" "[rank $r] *** MTRACE: max traced memory size: $(printf %10d $(((r + 1) * 1000))) bytes"
-        [ $r -gt 0 ] && has "MPI rank $r: its leak, tagged" "$TMP/mpi/err" "mpi.c:21: error: $((r * 100)) bytes in 1 block leaked here (rank $r)"
+        [ $r -gt 0 ] && has "MPI rank $r: its leak, tagged" "$TMP/mpi/err" "mpi.c:21: error: $((r * 100)) bytes in 1 block leaked here (in main) (rank $r)"
     done
     check "MPI: every report line says whose it is" sh -c "! grep MTRACE '$TMP/mpi/err' | grep -v '^\[rank [0-3]\] \*\*\* MTRACE'"
 else
@@ -466,11 +466,11 @@ $CC $CFLAGS_T $FP -DMTRACE=1 $TRACED -c fnptr.c -o "$TMP/fnptr.o" && \
     $CC $CFLAGS_T "$TMP/fnptr.o" "$TMP/nomacros.o" -o "$TMP/fnptrfp" $LINKED
 MTRACE_DEPTH=4 run fnptrfp
 cat > "$TMP/fnptrfp.expected" <<'X'
-fnptr.c:14: error: 1000 bytes in 1 block leaked here
+fnptr.c:14: error: 1000 bytes in 1 block leaked here (in node)
 fnptr.c:28: note: called from main
-fnptr.c:21: error: 24 bytes in 1 block leaked here
+fnptr.c:21: error: 24 bytes in 1 block leaked here (in text)
 fnptr.c:28: note: called from main
-nomacros.c:7: error: 7 bytes in 1 block leaked here
+nomacros.c:7: error: 7 bytes in 1 block leaked here (in from_nomacros)
 fnptr.c:32: note: called from main
 X
 grep -E 'error:|note:' "$TMP/fnptrfp.err" > "$TMP/fnptrfp.got"

@@ -436,7 +436,7 @@ class Model:
         state, block = self.slots[op.args[0]]
         if state != LIVE or not 1 <= k < block.size:
             raise Undefined('a pointer into a block that is not live')
-        what = '%s of an address %d bytes into a %d-byte block' % ('realloc' if realloc else 'free', k, block.size)
+        what = 'invalid %s of an address %d bytes into a %d-byte block' % ('realloc' if realloc else 'free', k, block.size)
         self.bad([self.line(op.marker(), 'error: ' + what),
                   self.line(block.site, 'note: the block was allocated here')], False)
 
@@ -531,7 +531,7 @@ class Model:
     def op_free_static(self, op):
         if op.args[0] not in ('data', 'bss') or not 0 <= op.args[1] < 256:
             raise Undefined('free_static data|bss OFF, OFF < 256')
-        self.bad([self.line(op.marker(), 'error: free of an address in static data')], False)
+        self.bad([self.line(op.marker(), 'error: invalid free of an address in static data')], False)
 
     def op_free_mmap(self, op):
         # The page itself: an address inside an mmap'ed page may be the C
@@ -540,13 +540,13 @@ class Model:
         # (observed at ee9ad4a, issue 22's "a free of an mmap'ed page")
         if op.args[0] != 0:
             raise Undefined('a free inside an mmap\'ed page, not of the page')
-        self.bad([self.line(op.marker(), 'error: free of an address from mmap, not from an allocator')], False)
+        self.bad([self.line(op.marker(), 'error: invalid free of an address from mmap, not from an allocator')], False)
 
     def op_free_stack(self, op):
-        self.bad([self.line(op.marker(), 'error: free of an address on the stack')], False)
+        self.bad([self.line(op.marker(), 'error: invalid free of an address on the stack')], False)
 
     def op_free_unmapped(self, op):
-        self.bad([self.line(op.marker(), 'error: free of an address that is not mapped')], False)
+        self.bad([self.line(op.marker(), 'error: invalid free of an address that is not mapped')], False)
 
     def op_burst(self, op):
         """COUNT mallocs of SIZE, then COUNT frees (in that order)."""
@@ -655,8 +655,8 @@ class Model:
         lines = self.summary() if self.level <= 2 else []
         leaks = self.leaks()
         for nbytes, blocks, file, line, func, _ in leaks[:LEAK_RECORDS]:
-            lines.append('%s:%d: error: %d bytes in %d block%s leaked here'
-                         % (file, line, nbytes, blocks, '' if blocks == 1 else 's'))
+            lines.append('%s:%d: error: %d bytes in %d block%s leaked here (in %s)'
+                         % (file, line, nbytes, blocks, '' if blocks == 1 else 's', func))
         rest = leaks[LEAK_RECORDS:]
         if rest:
             lines.append('*** MTRACE: and %d more leak records (%d bytes in %d blocks): the JSON report '
@@ -1084,12 +1084,12 @@ def mask(line):
 
 
 def stderr_group(line):
-    if re.search(r'error: (double free|free of|realloc of)|note: (the block was allocated|and first freed|the program died)', line):
+    if re.search(r'error: (double free|invalid free of|invalid realloc of)|note: (the block was allocated|and first freed|the program died)', line):
         return G_BAD
     if re.match(r'\*\*\* MTRACE: max (resident|traced)| max bytes  |( *\d+ +\d+ +\S+   \S+:\d+$)| +\.\.\.   \(|'
                 r'\*\*\* MTRACE: .* were temporary ', line):
         return G_SUMMARY
-    if re.search(r'leaked here$|\*\*\* MTRACE: (No memory leaks|\d+ .* ignored$|To get a graph|To see it|'
+    if re.search(r'leaked here \(in [^)]*\)$|\*\*\* MTRACE: (No memory leaks|\d+ .* ignored$|To get a graph|To see it|'
                  r'and \d+ more leak records|\d+ bytes in \d+ blocks leaked)', line):
         return G_LEAKS
     return None
