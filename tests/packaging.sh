@@ -42,13 +42,28 @@ check "build: libmtrace.so -> libmtrace.so.1 -> libmtrace.so.1.0" \
     test "$(readlink "$TOP/libmtrace.so")" = libmtrace.so.1 -a "$(readlink "$TOP/libmtrace.so.1")" = libmtrace.so.1.0 -a -f "$TOP/libmtrace.so.1.0"
 check "build: the soname is libmtrace.so.1" \
     sh -c "readelf -d '$TOP/libmtrace.so.1.0' | grep -q 'Library soname: \[libmtrace.so.1\]'"
+# nm -D's view: each name with its version (@@MTRACE_1.0), the version node
+# itself, the allocator's names bare
 nm -D --defined-only "$TOP/libmtrace.so.1.0" | awk '{print $3}' | sort > "$TMP/exports"
 nasan same "build: libmtrace.so exports exactly the public API and the allocator (libmtrace.map)" "$TOP/tests/packaging/exports.expected" "$TMP/exports"
-sed -n '/global:/,/local:/p' "$TOP/libmtrace.map" | sed 's#/\*.*\*/##' | tr ';' '\n' | tr -d ' \t' |
-    grep -E '^[A-Za-z_][A-Za-z_0-9]*$' | sort > "$TMP/map"
-same "build: libmtrace.map lists those names and no other" "$TOP/tests/packaging/exports.expected" "$TMP/map"
+# the version script's node: its names, between "global:" and "};"
+sed -n '/global:/,/};/p' "$TOP/libmtrace.map" | sed 's#/\*.*\*/##' | tr ';' '\n' | tr -d ' \t' |
+    grep -E '^[A-Za-z_][A-Za-z_0-9]*$' | sed 's/$/@@MTRACE_1.0/' | sort > "$TMP/map"
+grep '@@' "$TOP/tests/packaging/exports.expected" > "$TMP/versioned"
+same "build: libmtrace.map's node MTRACE_1.0 holds those mtrace names and no other" "$TMP/versioned" "$TMP/map"
+check "build: readelf -V: the version MTRACE_1.0 is defined, beside the soname's base" \
+    sh -c "readelf -V '$TOP/libmtrace.so.1.0' | grep -q 'Flags: none.*Name: MTRACE_1.0\$'"
+objdump -T "$TOP/libmtrace.so.1.0" | awk '$NF == "malloc" || $NF == "mtrace_malloc" { print $(NF-1), $NF }' | sort > "$TMP/objdump"
+nasan check "build: objdump -T: mtrace_malloc is MTRACE_1.0's, malloc the base's (unversioned)" \
+    test "$(cat "$TMP/objdump")" = "Base malloc
+MTRACE_1.0 mtrace_malloc"
 check "build: the allocator's names are unversioned (they interpose on glibc's malloc@GLIBC_*)" \
-    sh -c "! nm -D --defined-only '$TOP/libmtrace.so.1.0' | grep -q '@'"
+    sh -c "! grep -E '^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|valloc|memalign|pvalloc)@' '$TMP/exports'"
+# every function the header declares for traced code to call (MTRACE_PUBLIC_)
+sed -n 's/^MTRACE_PUBLIC_ [^(]*[ *]\(mtrace_[A-Za-z_0-9]*\)(.*/\1/p' "$TOP/mtrace.h" | sort > "$TMP/public"
+sed 's/@@MTRACE_1.0$//' "$TMP/map" | comm -23 "$TMP/public" - > "$TMP/unlisted"
+check "build: libmtrace.map exports every function mtrace.h declares public (MTRACE_PUBLIC_)" test ! -s "$TMP/unlisted"
+sed 's/^/     not in libmtrace.map: /' "$TMP/unlisted"
 check "build: libmtrace.so and the tools have no RPATH or RUNPATH" \
     sh -c "for f in '$TOP/libmtrace.so.1.0' '$TOP/ms_print' '$TOP/mtrace2massif'; do ! readelf -d \"\$f\" | grep -qE 'RPATH|RUNPATH' || exit 1; done"
 check "build: make wrote mtrace-uninstalled.pc" test -s "$TOP/mtrace-uninstalled.pc"
@@ -61,6 +76,35 @@ check "uninstalled pkg-config: --libs links the tree's libmtrace" \
     ./unin > /dev/null 2> unin.err)
 nasan has "uninstalled pkg-config: a program built with it is traced" "$TMP/unin.err" "prog.c:5: error: 300 bytes "
 check "uninstalled pkg-config: it runs the tree's libmtrace.so.1" sh -c "ldd '$TMP/unin' | grep -q '$TOP/libmtrace.so.1 '"
+# A program linked with it needs mtrace's names at version MTRACE_1.0, and
+# the allocator's names, unversioned, still interpose on the C library's:
+# an untraced library's malloc and free are libmtrace's (a traced block it
+# frees is no leak, a block it allocated is freed by traced code quietly).
+cat > "$TMP/untraced.c" <<'EOF'
+#include <stdlib.h>
+char *untraced_alloc(void) { return malloc(77); }
+void untraced_free(void *p) { free(p); }
+EOF
+cat > "$TMP/mixed.c" <<'EOF'
+#include <stdlib.h>
+char *untraced_alloc(void);
+void untraced_free(void *p);
+int main(void)
+{
+    char *a = untraced_alloc();
+    char *b = malloc(10);
+    untraced_free(b);
+    free(a);
+    return 0;
+}
+EOF
+(cd "$TMP" && cc -shared -fPIC untraced.c -o libuntraced.so &&
+    cc -g -O0 $(pkg-config --cflags mtrace) mixed.c -o mixed -L. -Wl,-rpath,"$TMP" -luntraced $(pkg-config --libs mtrace) &&
+    MTRACE=mixed.trace ./mixed 2>&1 | tail -n 1 > mixed.out)
+check "uninstalled pkg-config: the program needs mtrace_malloc@MTRACE_1.0" \
+    sh -c "objdump -T '$TMP/mixed' | grep -qE '\(MTRACE_1\.0\) +mtrace_malloc\$'"
+nasan check "uninstalled pkg-config: an untraced library's malloc and free go through libmtrace: no leak" \
+    test "$(cat "$TMP/mixed.out")" = "*** MTRACE: No memory leaks"
 unset PKG_CONFIG_PATH
 
 # ===================================================================
