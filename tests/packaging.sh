@@ -367,6 +367,14 @@ check "every source file names its licence in its first lines${untagged:+: not $
 for t in mtrace2massif mtrace-diff; do
     has "$t --version: the release and the licence" <("$TOP/$t" --version) "$t $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile") (mtrace, MIT licence)"
 done
+# where bugs go: the last line of each tool's --help (Valgrind's ms_print
+# ends its own with its author's address); ms_print's usage is on stderr
+bugs="Report bugs to the mtrace project's issue tracker, not to Valgrind's authors."
+for t in mtrace2massif mtrace-diff; do
+    check "$t --help: its last line says where bugs go" test "$("$TOP/$t" --help | tail -n 1)" = "$bugs"
+done
+check "ms_print --help: its last line says where bugs go, not to Valgrind's author" \
+    test "$("$TOP/ms_print" --help 2>&1 | tail -n 1)" = "  $bugs"
 has "ms_print --version: this project's, and the format's" <("$TOP/ms_print" --version 2>&1) \
     "ms_print (mtrace $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile"), MIT licence): the output format of Valgrind's ms_print-3.19.0"
 finish
