@@ -441,12 +441,17 @@ if ! cc -m32 -g -DMTRACE=1 -include "$TOP/mtrace.h" "$TMP/prog.c" -o prog 2> m32
     ! cc -m32 -g -DMTRACE=1 -include "$TOP/mtrace.h" past.c -o past 2>> m32.err; then
     echo "     skipped, 32-bit programs: cc -m32 cannot link here (apt-get install gcc-multilib): $(grep -m 1 error m32.err)"
 else
-    # the trace, the JSON report and the suppression file, each opened with O_LARGEFILE
+    # the trace, the JSON report and the suppression file, each opened with
+    # O_LARGEFILE (strace needs ptrace, which a container may refuse)
     : > supp
-    MTRACE=t.trace MTRACE_REPORT=r.json MTRACE_SUPPRESS=supp strace -f -e trace=open,openat -o strace.out ./prog > /dev/null 2>&1
-    for f in t.trace r.json supp; do
-        check "-m32: strace: $f is opened with O_LARGEFILE" sh -c "grep -E '\"([^\"]*/)?$f\"' strace.out | grep -q O_LARGEFILE"
-    done
+    if strace -o /dev/null true 2> /dev/null; then
+        MTRACE=t.trace MTRACE_REPORT=r.json MTRACE_SUPPRESS=supp strace -f -e trace=open,openat -o strace.out ./prog > /dev/null 2>&1
+        for f in t.trace r.json supp; do
+            check "-m32: strace: $f is opened with O_LARGEFILE" sh -c "grep -E '\"([^\"]*/)?$f\"' strace.out | grep -q O_LARGEFILE"
+        done
+    else
+        echo "     skipped, -m32 under strace: strace cannot trace here (ptrace refused?)"
+    fi
     # a trace and a report of last run that are over 2 GiB are written over
     truncate -s 3G big.trace big.json
     MTRACE=big.trace MTRACE_REPORT=big.json ./prog > /dev/null 2> big.err
