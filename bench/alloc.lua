@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bench/alloc.lua - an allocation-heavy Lua program for bench/build.sh.
 -- Deterministic: prints the same lines on every run and every build
 -- (counts and checksums, never addresses or timings).

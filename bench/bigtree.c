@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bigtree.c - a large live set: a balanced tree of millions of nodes.
 
    usage: bigtree NODES [ROUNDS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/churn.c - random-size churn over a pool of live blocks.
 
    usage: churn OPS [POOL]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/common.h - what every benchmark workload shares: a seeded random
    generator, a checksum accumulator, argument parsing and the result line.
 

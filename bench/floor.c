@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* floor.c - what exact ordering costs when threads allocate at once.
 
    Every traced call changes the program's total and its site's figures,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/json.c - the realistic program: a JSON parser, transformer and
    printer over generated documents.
 

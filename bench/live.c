@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/live.c - churn with a large live set.
 
    usage: live LIVE OPS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* miss.c - what reading one random entry of a side table costs, by its size.
 
    A tracer with no header in front of a block keeps the block's entry in

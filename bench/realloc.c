@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/realloc.c - arrays grown by realloc.
 
    usage: realloc double|one ARRAYS LENGTH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/stacks.c - churn through many distinct call stacks (issue 13).
 
    usage: stacks OPS BITS [POOL]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/strtab.c - a hash table of strings, strdup-heavy.
 
    usage: strtab WORDS [ROUNDS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/threads.c - churn in several threads at once.
 
    usage: threads NTHREADS OPS_PER_THREAD [POOL [WORK]]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/timeit.c - run a command and write what it cost.
 
    usage: timeit RESULT-FILE COMMAND [ARG...]

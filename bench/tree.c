@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/tree.c - a large tree built and freed.
 
    usage: tree KEYS [ROUNDS]

@@ -31,7 +31,7 @@ static const char usage_text[] =
     "\n"
     "  This ms_print is part of mtrace " MTRACE_TOOLS_VERSION " (" MTRACE_LICENCE ", see its LICENSE):\n"
     "  original code that prints what Valgrind's ms_print " MS_PRINT_VERSION " prints.\n"
-    "  Report its bugs to the mtrace project, not to Valgrind's authors.\n";
+    "  " MTRACE_TOOLS_BUGS;
 
 /* The original's option regexes end in '$', which also matches before a
  * final newline: "--x=72\n" is accepted. */

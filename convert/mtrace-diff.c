@@ -46,7 +46,7 @@ static void usage(FILE *f)
           "                          differential flame graph of the peak, the table\n"
           "  --help, --version\n"
           "Exit status: 0, 1 (--fail-on-increase), 2 for bad usage or bad input.\n"
-          "See mtrace-diff(1) and doc/mtrace-diff.md.\n", f);
+          "See mtrace-diff(1) and doc/mtrace-diff.md.\n" MTRACE_TOOLS_BUGS, f);
 }
 
 static int bad_usage(const char *arg, const char *why)

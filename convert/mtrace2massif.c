@@ -95,7 +95,7 @@ static void usage(FILE *f)
           "  --help, --version\n"
           "Exit status: 0 (also for truncated traces), 1 if a trace could not be\n"
           "converted (the others still are), 2 for a bad command line.\n"
-          "See mtrace2massif(1) and doc/mtrace2massif.md.\n", f);
+          "See mtrace2massif(1) and doc/mtrace2massif.md.\n" MTRACE_TOOLS_BUGS, f);
 }
 
 static int bad_opt(const char *arg, const char *why)

@@ -22,6 +22,10 @@
  * them) and licence, for every tool's --version. */
 #define MTRACE_TOOLS_VERSION "1.0"
 #define MTRACE_LICENCE "MIT licence"
+/* Where bugs go: the last line of every tool's --help, as Valgrind's
+ * ms_print ends its own with its author's address (ours reproduce
+ * Valgrind's formats, and their bugs are ours, not Valgrind's). */
+#define MTRACE_TOOLS_BUGS "Report bugs to the mtrace project's issue tracker, not to Valgrind's authors.\n"
 
 /* The keys of a Massif file (Valgrind 3.19, coregrind/m_xtree.c). */
 #define MASSIF_DESC      "desc:"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ci-job.sh - a CI job with mtrace, as a GitHub Actions step would run it:
 #   build the project with mtrace-cc, run its test, fail on a leak that is
 #   not suppressed (PROJECT/mtrace.supp) or on a peak over MTRACE_MAX_HEAP,

@@ -1,4 +1,4 @@
-/* dfree.c - a double free: mtrace stops the program at the second free
+/* SPDX-License-Identifier: MIT */ /* dfree.c - a double free: mtrace stops the program at the second free
    and names the three places involved.  See doc/guide.md. */
 #include <stdlib.h>
 

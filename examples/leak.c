@@ -1,4 +1,4 @@
-/* leak.c - two classic leaks: a list freed without its strings, and an
+/* SPDX-License-Identifier: MIT */ /* leak.c - two classic leaks: a list freed without its strings, and an
    early return that forgets a buffer.  mtrace names both lines, largest
    leak first, and makes the exit status 1.  See doc/guide.md. */
 #include <stdio.h>

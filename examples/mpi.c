@@ -1,4 +1,4 @@
-/* mpi.c - every rank allocates (r + 1) * 1000 bytes of work space and
+/* SPDX-License-Identifier: MIT */ /* mpi.c - every rank allocates (r + 1) * 1000 bytes of work space and
    rank r > 0 leaks r * 100 bytes.  Each rank writes its own trace (rank
    r > 0 appends "-r" to the name) and its own report, tagged [rank r].
    mpicc -g -DMTRACE=1 -include mtrace.h mpi.c -o mpi

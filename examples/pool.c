@@ -1,4 +1,4 @@
-/* pool.c - teaching mtrace about a program's own allocation functions.
+/* SPDX-License-Identifier: MIT */ /* pool.c - teaching mtrace about a program's own allocation functions.
    xmalloc/xstrdup are wrappers: one line after each declaration makes
    mtrace charge what they allocate to the line that called them.  The
    pool hands out blocks of a static arena: MTRACE_MALLOCLIKE and

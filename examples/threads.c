@@ -1,4 +1,4 @@
-/* threads.c - four threads allocate at once.  A barrier makes them hold
+/* SPDX-License-Identifier: MIT */ /* threads.c - four threads allocate at once.  A barrier makes them hold
    their blocks at the same moment, so the peaks are the same at every run;
    each thread forgets one block.  Build with -pthread. */
 #include <pthread.h>

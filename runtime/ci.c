@@ -32,10 +32,10 @@ static int mtrace_parse_supp(char *s, struct mtrace_supp *p)
 
 /* Is this open file /dev/null?  As an input it is empty, as an output
    it discards: both are what the user asked for. */
-static int mtrace_is_dev_null(const struct stat *st)
+static int mtrace_is_dev_null(const mtrace_stat_t *st)
 {
-    struct stat null;
-    return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode)
+    mtrace_stat_t null;
+    return S_ISCHR(st->st_mode) && mtrace_stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode)
         && null.st_rdev == st->st_rdev;
 }
 
@@ -49,16 +49,16 @@ static int mtrace_is_dev_null(const struct stat *st)
    file (or /dev/null, empty) is read: a FIFO would wait for its writer. */
 static char *mtrace_read_supp_file(const char *file, size_t *len)
 {
-    struct stat st;
+    mtrace_stat_t st;
     size_t mapped = 0;
     const char *why = 0;
     char *text = 0;
     long got = 0;
     int fd;
     *len = 0;
-    while ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == EINTR)
+    while ((fd = mtrace_open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0)) < 0 && errno == EINTR)
         ;
-    if (fd < 0 || fstat(fd, &st) != 0)
+    if (fd < 0 || mtrace_fstat(fd, &st) != 0)
         why = strerror(errno);
     else if (S_ISDIR(st.st_mode))
         why = "a directory";
@@ -68,7 +68,8 @@ static char *mtrace_read_supp_file(const char *file, size_t *len)
         st.st_size = 0;
     else if (!S_ISREG(st.st_mode))
         why = "not a regular file";
-    if (!why && (size_t)st.st_size > MTRACE_SUPP_MAX)
+    /* (compared unsigned long long: a 32-bit size_t takes 4 GiB + 1 for 1) */
+    if (!why && (unsigned long long)st.st_size > MTRACE_SUPP_MAX)
         why = "larger than 64 MiB (the most read)";
     else if (!why && !(text = (char *)mtrace_pages(mapped = (size_t)st.st_size + 1)))
         why = strerror(ENOMEM);

@@ -224,7 +224,7 @@ struct mtrace_state {
     int forked;                 /* this process has forked: name it */
     int nofollow;               /* the trace name is the default one */
     long rank;                  /* MPI rank, -1 outside MPI */
-    unsigned long dev, ino;     /* the trace file, to check our descriptor */
+    unsigned long long dev, ino;    /* the trace file, to check our descriptor (64-bit inodes on 32-bit too) */
     int pid;
     struct mtrace_table heap;       /* blocks from the C library */
     struct mtrace_table pool;       /* blocks of the program's own allocators

@@ -16,19 +16,19 @@
    truncated only once it is known to be fit. */
 static int mtrace_open_report(const char *path)
 {
-    struct stat st, io;
+    mtrace_stat_t st, io;
     const char *why = 0;
     int fd, i, null = 0;
-    while ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666)) < 0 && errno == EINTR)
+    while ((fd = mtrace_open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666)) < 0 && errno == EINTR)
         ;
     if (fd < 0)
         why = errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno);
-    else if (fstat(fd, &st) != 0)
+    else if (mtrace_fstat(fd, &st) != 0)
         why = strerror(errno);
     else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !(null = mtrace_is_dev_null(&st)))
         why = "not a regular file, a FIFO or /dev/null";
     for (i = 0; !why && !null && i <= 2; i++)
-        if (fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
+        if (mtrace_fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
             why = "the program's own standard input, output or error";
     if (!why && (fcntl(fd, F_SETFL, O_WRONLY) != 0 || (S_ISREG(st.st_mode) && mtrace_empty_file(fd) != 0)))
         why = strerror(errno);

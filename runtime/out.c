@@ -215,7 +215,7 @@ static int mtrace_build_name(char *dst, size_t cap, const char *name)
 static long mtrace_read_file(const char *path, char *buf, size_t cap)
 {
     long n = 0, got;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = mtrace_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     while ((size_t)n < cap - 1 && (got = mtrace_read(fd, buf + n, cap - 1 - (size_t)n)) > 0)

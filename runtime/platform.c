@@ -62,8 +62,6 @@
 MTRACE_LIBC(long, mtrace_write, (int, const void *, size_t), write);
 MTRACE_LIBC(long, mtrace_read, (int, void *, size_t), read);
 MTRACE_LIBC(int, mtrace_close, (int), close);
-MTRACE_LIBC(int, mtrace_ftruncate, (int, long), ftruncate);
-MTRACE_LIBC(long, mtrace_lseek, (int, long, int), lseek);
 MTRACE_LIBC(int, mtrace_getpid, (void), getpid);
 MTRACE_LIBC(unsigned, mtrace_geteuid, (void), geteuid);
 MTRACE_LIBC(int, mtrace_sigmask, (int, const sigset_t *, sigset_t *), pthread_sigmask);
@@ -78,6 +76,49 @@ MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
 MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
+
+/* Large files: a 32-bit program's trace may pass 2 GiB, and a report
+   may replace a larger file.  The runtime is compiled with the program's
+   flags, where off_t and struct stat may be 32 bits wide (no
+   -D_FILE_OFFSET_BITS=64; glibc's open then does not add O_LARGEFILE
+   itself).  So every open of ours adds O_LARGEFILE (without it, opening a
+   file over 2 GiB fails with EOVERFLOW, and a write past 2 GiB with
+   EFBIG); offsets are 64 bits (glibc's lseek64 and ftruncate64, in every
+   glibc; elsewhere off_t is 64 bits wide: musl, the BSDs); and the stat
+   calls are glibc's *64 ones (a 32-bit fstat of a file over 2 GiB fails
+   with EOVERFLOW), unless the program's flags made the plain ones 64-bit
+   already (and with _TIME_BITS=64, of another struct). */
+#if defined(O_LARGEFILE)
+#define MTRACE_O_LARGEFILE O_LARGEFILE
+#elif defined(__O_LARGEFILE)
+#define MTRACE_O_LARGEFILE __O_LARGEFILE
+#else
+#define MTRACE_O_LARGEFILE 0
+#endif
+#ifdef __GLIBC__
+MTRACE_LIBC(long long, mtrace_lseek, (int, long long, int), lseek64);
+MTRACE_LIBC(int, mtrace_ftruncate, (int, long long), ftruncate64);
+#else
+MTRACE_LIBC(long long, mtrace_lseek, (int, long long, int), lseek);
+MTRACE_LIBC(int, mtrace_ftruncate, (int, long long), ftruncate);
+#endif
+#if defined(__GLIBC__) && defined(__USE_LARGEFILE64) && !defined(__USE_FILE_OFFSET64)
+typedef struct stat64 mtrace_stat_t;
+MTRACE_LIBC(int, mtrace_fstat, (int, struct stat64 *), fstat64);
+MTRACE_LIBC(int, mtrace_stat, (const char *, struct stat64 *), stat64);
+MTRACE_LIBC(int, mtrace_lstat, (const char *, struct stat64 *), lstat64);
+#else
+typedef struct stat mtrace_stat_t;
+#define mtrace_fstat fstat
+#define mtrace_stat stat
+#define mtrace_lstat lstat
+#endif
+
+/* open(2) as the runtime opens every file: large files too. */
+static int mtrace_open(const char *path, int flags, int mode)
+{
+    return open(path, flags | MTRACE_O_LARGEFILE, mode);
+}
 
 /* The C library's allocator.  On glibc the program also defines malloc,
    calloc, realloc and free itself (see the interposers at the end), so
@@ -409,8 +450,8 @@ static int mtrace_pipe_cloexec(int fds[2])
    Without /proc (or ext4) the close is what it was. */
 static int mtrace_empty_file(int fd)
 {
-    struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size == 0)
+    mtrace_stat_t st;
+    if (mtrace_fstat(fd, &st) == 0 && st.st_size == 0)
         return 0;
     if (mtrace_ftruncate(fd, 0) != 0)
         return -1;
@@ -419,9 +460,9 @@ static int mtrace_empty_file(int fd)
         char again_name[32];
         int again;
         snprintf(again_name, sizeof again_name, "/proc/self/fd/%d", fd);
-        again = open(again_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        again = mtrace_open(again_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
         if (again < 0)          /* a file we may write, not read */
-            again = open(again_name, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+            again = mtrace_open(again_name, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
         if (again >= 0)
             mtrace_close(again);
     }
@@ -540,9 +581,9 @@ static int mtrace_thread_gone(int tid)
 {
 #ifdef __linux__
     char path[64];
-    struct stat st;
+    mtrace_stat_t st;
     snprintf(path, sizeof path, "/proc/self/task/%d", tid);
-    return tid <= 0 || stat(path, &st) != 0;
+    return tid <= 0 || mtrace_stat(path, &st) != 0;
 #else
     (void)tid;
     return 1;

@@ -39,9 +39,9 @@ static int mtrace_set_path(void)
    (MTRACE=/dev/stdout would mix the trace into the program's output). */
 static const char *mtrace_unfit(int fd)
 {
-    struct stat st, io;
+    mtrace_stat_t st, io;
     int i;
-    if ((fd >= 0 ? fstat(fd, &st) : (mt.nofollow ? lstat : stat)(mt.path, &st)) != 0)
+    if ((fd >= 0 ? mtrace_fstat(fd, &st) : (mt.nofollow ? mtrace_lstat : mtrace_stat)(mt.path, &st)) != 0)
         return fd >= 0 || errno != ENOENT ? strerror(errno) : 0;    /* to be created */
     if (fd < 0 && mt.nofollow && S_ISLNK(st.st_mode))
         return "a symbolic link (not followed)";
@@ -50,7 +50,7 @@ static const char *mtrace_unfit(int fd)
     if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
         return "not a regular file or a FIFO";
     for (i = 0; i <= 2; i++)
-        if (fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
+        if (mtrace_fstat(i, &io) == 0 && io.st_dev == st.st_dev && io.st_ino == st.st_ino)
             return "the program's own standard input, output or error";
     mt.fifo = S_ISFIFO(st.st_mode);
     return 0;
@@ -102,7 +102,7 @@ static int mtrace_open_waiting(const char *path, int flags)
 {
     long until = mtrace_now_ms() + MTRACE_FIFO_MS;
     int fd;
-    while ((fd = open(path, flags, 0666)) < 0 && (errno == EINTR || (errno == ENXIO && mtrace_now_ms() < until)))
+    while ((fd = mtrace_open(path, flags, 0666)) < 0 && (errno == EINTR || (errno == ENXIO && mtrace_now_ms() < until)))
         if (errno == ENXIO)
             poll(0, 0, 10);
     return fd;

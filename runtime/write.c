@@ -117,13 +117,13 @@ static void mtrace_warn(const char *what, const char *path, const char *why)
    all its descriptors or dup2()s over ours is noticed before a write. */
 static int mtrace_keep_fd(int fd)
 {
-    struct stat st;
+    mtrace_stat_t st;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
     if (high >= 0) {
         mtrace_close(fd);
         fd = high;
     }
-    if (fstat(fd, &st) == 0) {
+    if (mtrace_fstat(fd, &st) == 0) {
         mt.dev = st.st_dev;
         mt.ino = st.st_ino;
     }
@@ -135,12 +135,12 @@ static int mtrace_keep_fd(int fd)
    mode; if the file itself is gone, stop tracing with one warning. */
 static int mtrace_fd_ok(void)
 {
-    struct stat st;
+    mtrace_stat_t st;
     int fd;
-    if (fstat(mt.fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino)
+    if (mtrace_fstat(mt.fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino)
         return 1;
-    fd = open(mt.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino) {
+    fd = mtrace_open(mt.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd >= 0 && mtrace_fstat(fd, &st) == 0 && st.st_dev == mt.dev && st.st_ino == mt.ino) {
         pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
         return 1;
     }
@@ -158,11 +158,11 @@ static int mtrace_fd_ok(void)
 static void mtrace_cut_at_record(int fd)
 {
     size_t keep = mt.flushed;
-    long end;
+    long long end;
     while (keep > 0 && mt.buf[keep - 1] != '\n')
         keep--;
     if (keep < mt.flushed && !mt.fifo && (end = mtrace_lseek(fd, 0, SEEK_CUR)) >= 0)
-        mtrace_ftruncate(fd, end - (long)(mt.flushed - keep));
+        mtrace_ftruncate(fd, end - (long long)(mt.flushed - keep));
 }
 
 /* Writes the formatted part of the buffer.  A signal handler may run this

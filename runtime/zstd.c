@@ -169,7 +169,7 @@ static void mtrace_zst_cut(int fd, struct mtrace_zst *z)
 {
     static const char end[3] = { 1, 0, 0 };     /* an empty raw block, the last */
     int saved = errno;
-    long at = mt.fifo || !z->clean ? -1 : mtrace_lseek(fd, 0, SEEK_CUR) - (long)z->written;
+    long long at = mt.fifo || !z->clean ? -1 : mtrace_lseek(fd, 0, SEEK_CUR) - (long long)z->written;
     if (at >= 0 && mtrace_ftruncate(fd, at) == 0 && mtrace_lseek(fd, at, SEEK_SET) == at && at > 0)
         mtrace_write_all(fd, end, sizeof end);  /* (at 0: no frame yet, an empty file) */
     errno = saved;

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Packaging and build-system edges (issue 26, items 3, 5 and 6): what a
-# distribution and the build systems expect of mtrace.  The shared library's
-# soname, links and exact exports; no rpath where a distribution forbids one;
+# Packaging and build-system edges (issue 26, items 3, 5 and 6; issue 36,
+# item 8): what a distribution and the build systems expect of mtrace.  The
+# shared library's soname, links and exact exports, versioned MTRACE_1.0
+# but for the allocator's; no rpath where a distribution forbids one;
 # mtrace.pc in LIBDIR/pkgconfig with a one-word -include (and the source
 # tree's mtrace-uninstalled.pc); the one-line use from an install; CPPFLAGS,
 # AR, LDFLAGS honoured; man 7 mtrace; assembler sources; -Werror with gcc and
 # clang; C++; compilers the header cannot serve (tcc); a static one-line
 # link; the tools' file-level errors; Meson's probes; CMake's flag
-# de-duplication; tests/setup.sh; make distcheck.
+# de-duplication; tests/setup.sh; make distcheck; the licence tags and the
+# tools' --version and --help; a 32-bit program's files past 2 GiB.
 . "$(dirname "$0")/lib.sh"
 unset MTRACE MTRACE_CC MTRACE_LEVEL MTRACE_NO_INSTALL PKG_CONFIG_PATH CFLAGS CPPFLAGS LDFLAGS
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
@@ -42,13 +44,28 @@ check "build: libmtrace.so -> libmtrace.so.1 -> libmtrace.so.1.0" \
     test "$(readlink "$TOP/libmtrace.so")" = libmtrace.so.1 -a "$(readlink "$TOP/libmtrace.so.1")" = libmtrace.so.1.0 -a -f "$TOP/libmtrace.so.1.0"
 check "build: the soname is libmtrace.so.1" \
     sh -c "readelf -d '$TOP/libmtrace.so.1.0' | grep -q 'Library soname: \[libmtrace.so.1\]'"
+# nm -D's view: each name with its version (@@MTRACE_1.0), the version node
+# itself, the allocator's names bare
 nm -D --defined-only "$TOP/libmtrace.so.1.0" | awk '{print $3}' | sort > "$TMP/exports"
 nasan same "build: libmtrace.so exports exactly the public API and the allocator (libmtrace.map)" "$TOP/tests/packaging/exports.expected" "$TMP/exports"
-sed -n '/global:/,/local:/p' "$TOP/libmtrace.map" | sed 's#/\*.*\*/##' | tr ';' '\n' | tr -d ' \t' |
-    grep -E '^[A-Za-z_][A-Za-z_0-9]*$' | sort > "$TMP/map"
-same "build: libmtrace.map lists those names and no other" "$TOP/tests/packaging/exports.expected" "$TMP/map"
+# the version script's node: its names, between "global:" and "};"
+sed -n '/global:/,/};/p' "$TOP/libmtrace.map" | sed 's#/\*.*\*/##' | tr ';' '\n' | tr -d ' \t' |
+    grep -E '^[A-Za-z_][A-Za-z_0-9]*$' | sed 's/$/@@MTRACE_1.0/' | sort > "$TMP/map"
+grep '@@' "$TOP/tests/packaging/exports.expected" > "$TMP/versioned"
+same "build: libmtrace.map's node MTRACE_1.0 holds those mtrace names and no other" "$TMP/versioned" "$TMP/map"
+check "build: readelf -V: the version MTRACE_1.0 is defined, beside the soname's base" \
+    sh -c "readelf -V '$TOP/libmtrace.so.1.0' | grep -q 'Flags: none.*Name: MTRACE_1.0\$'"
+objdump -T "$TOP/libmtrace.so.1.0" | awk '$NF == "malloc" || $NF == "mtrace_malloc" { print $(NF-1), $NF }' | sort > "$TMP/objdump"
+nasan check "build: objdump -T: mtrace_malloc is MTRACE_1.0's, malloc the base's (unversioned)" \
+    test "$(cat "$TMP/objdump")" = "Base malloc
+MTRACE_1.0 mtrace_malloc"
 check "build: the allocator's names are unversioned (they interpose on glibc's malloc@GLIBC_*)" \
-    sh -c "! nm -D --defined-only '$TOP/libmtrace.so.1.0' | grep -q '@'"
+    sh -c "! grep -E '^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|valloc|memalign|pvalloc)@' '$TMP/exports'"
+# every function the header declares for traced code to call (MTRACE_PUBLIC_)
+sed -n 's/^MTRACE_PUBLIC_ [^(]*[ *]\(mtrace_[A-Za-z_0-9]*\)(.*/\1/p' "$TOP/mtrace.h" | sort > "$TMP/public"
+sed 's/@@MTRACE_1.0$//' "$TMP/map" | comm -23 "$TMP/public" - > "$TMP/unlisted"
+check "build: libmtrace.map exports every function mtrace.h declares public (MTRACE_PUBLIC_)" test ! -s "$TMP/unlisted"
+sed 's/^/     not in libmtrace.map: /' "$TMP/unlisted"
 check "build: libmtrace.so and the tools have no RPATH or RUNPATH" \
     sh -c "for f in '$TOP/libmtrace.so.1.0' '$TOP/ms_print' '$TOP/mtrace2massif'; do ! readelf -d \"\$f\" | grep -qE 'RPATH|RUNPATH' || exit 1; done"
 check "build: make wrote mtrace-uninstalled.pc" test -s "$TOP/mtrace-uninstalled.pc"
@@ -61,6 +78,35 @@ check "uninstalled pkg-config: --libs links the tree's libmtrace" \
     ./unin > /dev/null 2> unin.err)
 nasan has "uninstalled pkg-config: a program built with it is traced" "$TMP/unin.err" "prog.c:5: error: 300 bytes "
 check "uninstalled pkg-config: it runs the tree's libmtrace.so.1" sh -c "ldd '$TMP/unin' | grep -q '$TOP/libmtrace.so.1 '"
+# A program linked with it needs mtrace's names at version MTRACE_1.0, and
+# the allocator's names, unversioned, still interpose on the C library's:
+# an untraced library's malloc and free are libmtrace's (a traced block it
+# frees is no leak, a block it allocated is freed by traced code quietly).
+cat > "$TMP/untraced.c" <<'EOF'
+#include <stdlib.h>
+char *untraced_alloc(void) { return malloc(77); }
+void untraced_free(void *p) { free(p); }
+EOF
+cat > "$TMP/mixed.c" <<'EOF'
+#include <stdlib.h>
+char *untraced_alloc(void);
+void untraced_free(void *p);
+int main(void)
+{
+    char *a = untraced_alloc();
+    char *b = malloc(10);
+    untraced_free(b);
+    free(a);
+    return 0;
+}
+EOF
+(cd "$TMP" && cc -shared -fPIC untraced.c -o libuntraced.so &&
+    cc -g -O0 $(pkg-config --cflags mtrace) mixed.c -o mixed -L. -Wl,-rpath,"$TMP" -luntraced $(pkg-config --libs mtrace) &&
+    MTRACE=mixed.trace ./mixed 2>&1 | tail -n 1 > mixed.out)
+check "uninstalled pkg-config: the program needs mtrace_malloc@MTRACE_1.0" \
+    sh -c "objdump -T '$TMP/mixed' | grep -qE '\(MTRACE_1\.0\) +mtrace_malloc\$'"
+nasan check "uninstalled pkg-config: an untraced library's malloc and free go through libmtrace: no leak" \
+    test "$(cat "$TMP/mixed.out")" = "*** MTRACE: No memory leaks"
 unset PKG_CONFIG_PATH
 
 # ===================================================================
@@ -267,12 +313,22 @@ env -i PATH="$BIN" MTRACE_NO_INSTALL=1 "$BIN/sh" "$TOP/tests/setup.sh" > setup.o
 echo $? > setup.rc
 ms=$((($(date +%s%N) - start) / 1000000))
 check "setup.sh, every tool missing: exit status 1" test "$(cat setup.rc)" = 1
-pkgs=$(grep -v '^#' "$TOP/tests/packages.txt" | awk 'NF { for (i = 2; i <= NF; i++) if (!seen[$i]++) printf "%s%s", n++ ? " " : "", $i }')
-cmds=$(grep -v '^#' "$TOP/tests/packages.txt" | awk 'NF { printf "%s%s", n++ ? " " : "", $1 }')
+# the list's entries that PATH=$BIN lacks: every command, and each file (a
+# first word starting with /, a shell pattern) that this machine lacks
+lacking() {
+    grep -v '^#' "$TOP/tests/packages.txt" | while read -r what names; do
+        [ -n "$what" ] || continue
+        case $what in /*) for f in $what; do [ -e "$f" ] && continue 2; done ;; esac
+        echo "$what $names"
+    done
+}
+pkgs=$(lacking | awk 'NF { for (i = 2; i <= NF; i++) if (!seen[$i]++) printf "%s%s", n++ ? " " : "", $i }')
+cmds=$(lacking | awk 'NF { printf "%s%s", n++ ? " " : "", $1 }')
 check "setup.sh: one line naming every package (tests/packages.txt)" \
     test "$(cat setup.err)" = "tests/setup.sh: the tests need $cmds: apt-get install $pkgs" -a ! -s setup.out
-check "setup.sh: the list has what the suites use (gnuplot-nox, libopenmpi-dev, openmpi-bin, valgrind, clang, man-db, groff-base, cmake, autoconf, pkgconf, python3, meson)" \
-    sh -c "for p in gnuplot-nox libopenmpi-dev openmpi-bin valgrind clang man-db groff-base cmake autoconf pkgconf python3 meson; do case ' $pkgs ' in *\" \$p \"*) ;; *) exit 1 ;; esac; done"
+all_pkgs=$(grep -v '^#' "$TOP/tests/packages.txt" | awk 'NF { for (i = 2; i <= NF; i++) printf " %s", $i }')
+check "setup.sh: the list has what the suites use (gnuplot-nox, libopenmpi-dev, openmpi-bin, valgrind, clang, man-db, groff-base, cmake, autoconf, pkgconf, python3, meson, strace, gcc-multilib)" \
+    sh -c "for p in gnuplot-nox libopenmpi-dev openmpi-bin valgrind clang man-db groff-base cmake autoconf pkgconf python3 meson strace gcc-multilib; do case ' $all_pkgs ' in *\" \$p \"*) ;; *) exit 1 ;; esac; done"
 # (it stops at once by design: it only looks the commands up, with nothing
 # else on PATH it could run; the time is shown, not judged)
 echo "     setup.sh took $ms ms"
@@ -286,13 +342,20 @@ if [ "$(id -u)" = 0 ]; then
     env -i PATH="$BIN" "$BIN/sh" "$TOP/tests/setup.sh" > setup3.out 2> setup3.err
     check "setup.sh as root: apt-get update -qq, then install -y -qq the missing packages" \
         test "$(cat apt.log)" = "update -qq
-install -y -qq $(grep -v '^#' "$TOP/tests/packages.txt" | awk 'NF && $1 !~ /^(gnuplot|valgrind|cmake)$/ { for (i = 2; i <= NF; i++) if (!seen[$i]++) printf "%s%s", n++ ? " " : "", $i }')"
+install -y -qq $(lacking | awk 'NF && $1 !~ /^(gnuplot|valgrind|cmake)$/ { for (i = 2; i <= NF; i++) if (!seen[$i]++) printf "%s%s", n++ ? " " : "", $i }')"
     check "setup.sh as root: still missing after apt-get: exit status 1, one line" \
         sh -c "grep -q 'the tests need' setup3.err && test \$(wc -l < setup3.err) = 1"
     rm -f apt.log
     env -i PATH="$BIN" MTRACE_NO_INSTALL=1 "$BIN/sh" "$TOP/tests/setup.sh" 2> /dev/null
     check "setup.sh: MTRACE_NO_INSTALL=1 forbids installing, even as root" test ! -e apt.log
 fi
+# a file of the list (a package that brings no command): named when no file
+# matches its pattern, with its package
+mkdir -p "$TMP/setupf" && cp "$TOP/tests/setup.sh" "$TMP/setupf/"
+printf 'sh sh-pkg\n/nonexistent/*/lib.a  lib-pkg\n%s/*/setup.sh  here-pkg\n' "$TMP" > "$TMP/setupf/packages.txt"
+env -i PATH="$BIN" MTRACE_NO_INSTALL=1 "$BIN/sh" "$TMP/setupf/setup.sh" 2> setupf.err
+check "setup.sh: a file (/PATTERN) that is not there is named with its package, one that is is not" \
+    test "$(cat setupf.err)" = "tests/setup.sh: the tests need /nonexistent/*/lib.a: apt-get install lib-pkg"
 for cmd in $cmds; do command -v "$cmd" > /dev/null && ln -sf "$(command -v "$cmd")" "$BIN/$cmd"; done
 env -i PATH="$BIN" MTRACE_NO_INSTALL=1 "$BIN/sh" "$TOP/tests/setup.sh" > setup4.out 2>&1
 check "setup.sh: everything there: exit status 0, silent" test $? = 0 -a ! -s setup4.out
@@ -316,13 +379,104 @@ fi
 #     the tools' --version, one version number
 # ===================================================================
 check "LICENSE: the MIT licence" grep -q '^MIT License$' "$TOP/LICENSE"
-untagged=$(cd "$TOP" && for f in Makefile mtrace-cc mtrace.pc.in mtrace.h mtrace.c runtime/*.c runtime/*.h \
-        runtime/*.awk convert/*.c convert/*.h convert/html/*; do
-    head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"; done)
-check "every source file names its licence in its first lines${untagged:+: not $untagged}" test -z "$untagged"
+# Every source file names its licence in its first lines (the SPDX tag, in
+# the file's comment style; in the C files of tests/ and examples/ it shares
+# their first line, whose line numbers the tests and the docs quote): every
+# file git tracks but these, which are not source:
+#   *.md, LICENSE             prose, and the licence itself (LICENSE covers them)
+#   *.png                     images (doc/)
+#   *.expected, tests/ms_print/expected/, *.rc
+#                             expected outputs
+#   *.trace, tests/mtrace2massif/ranks/tr*, *.massif, *.massif.out,
+#   massif.out.*, *.script, tests/stacks/symbols, fuzz/seeds-*/
+#                             inputs of the programs under test, read as
+#                             they are (a line more would change the test)
+not_source='\.md$|^LICENSE$|\.png$|\.expected$|^tests/ms_print/expected/|\.rc$|\.trace$|^tests/mtrace2massif/ranks/tr|\.massif$|\.massif\.out$|(^|/)massif\.out\.|\.script$|^tests/stacks/symbols$|^fuzz/seeds-'
+if (cd "$TOP" && git ls-files > "$TMP/tracked" 2> /dev/null) && [ -s "$TMP/tracked" ]; then
+    untagged=$(cd "$TOP" && grep -vE "$not_source" "$TMP/tracked" | while read -r f; do
+        head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"; done)
+    check "every source file names its licence in its first lines${untagged:+: not $(echo $untagged)}" test -z "$untagged"
+    check "... $(grep -cvE "$not_source" "$TMP/tracked") files of $(wc -l < "$TMP/tracked") (the others are not source)" \
+        test "$(grep -cvE "$not_source" "$TMP/tracked")" -gt 200
+else
+    echo "     skipped, the licence tags: not a git checkout (git ls-files)"
+fi
 for t in mtrace2massif mtrace-diff; do
     has "$t --version: the release and the licence" <("$TOP/$t" --version) "$t $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile") (mtrace, MIT licence)"
 done
+# where bugs go: the last line of each tool's --help (Valgrind's ms_print
+# ends its own with its author's address); ms_print's usage is on stderr
+bugs="Report bugs to the mtrace project's issue tracker, not to Valgrind's authors."
+for t in mtrace2massif mtrace-diff; do
+    check "$t --help: its last line says where bugs go" test "$("$TOP/$t" --help | tail -n 1)" = "$bugs"
+done
+check "ms_print --help: its last line says where bugs go, not to Valgrind's author" \
+    test "$("$TOP/ms_print" --help 2>&1 | tail -n 1)" = "  $bugs"
 has "ms_print --version: this project's, and the format's" <("$TOP/ms_print" --version 2>&1) \
     "ms_print (mtrace $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile"), MIT licence): the output format of Valgrind's ms_print-3.19.0"
+# ===================================================================
+# 11. A 32-bit program (-m32): its files may be larger than 2 GiB.  The
+#     runtime is compiled with the program's flags, here without
+#     -D_FILE_OFFSET_BITS=64: it opens its files with O_LARGEFILE, and
+#     stats, seeks and truncates them with 64-bit offsets
+#     (runtime/platform.c).  The large files are sparse: made at once.
+# ===================================================================
+W=$TMP/m32
+mkdir -p "$W" && cd "$W" || exit 2
+cat > past.c <<'EOF'
+#include <stdlib.h>
+#include <unistd.h>
+int main(void)
+{
+    char *first = malloc(10);                   /* the trace opens */
+    int i;
+    lseek64(pmtrace.fd, 3LL << 30, SEEK_SET);   /* as if 3 GiB of trace had been written */
+    for (i = 0; i < 1000; i++)
+        free(malloc(100));
+    free(first);
+    return 0;
+}
+EOF
+if ! cc -m32 -g -DMTRACE=1 -include "$TOP/mtrace.h" "$TMP/prog.c" -o prog 2> m32.err ||
+    ! cc -m32 -g -DMTRACE=1 -include "$TOP/mtrace.h" past.c -o past 2>> m32.err; then
+    echo "     skipped, 32-bit programs: cc -m32 cannot link here (apt-get install gcc-multilib): $(grep -m 1 error m32.err)"
+else
+    # the trace, the JSON report and the suppression file, each opened with
+    # O_LARGEFILE (strace needs ptrace, which a container may refuse)
+    : > supp
+    if strace -o /dev/null true 2> /dev/null; then
+        MTRACE=t.trace MTRACE_REPORT=r.json MTRACE_SUPPRESS=supp strace -f -e trace=open,openat -o strace.out ./prog > /dev/null 2>&1
+        for f in t.trace r.json supp; do
+            check "-m32: strace: $f is opened with O_LARGEFILE" sh -c "grep -E '\"([^\"]*/)?$f\"' strace.out | grep -q O_LARGEFILE"
+        done
+    else
+        echo "     skipped, -m32 under strace: strace cannot trace here (ptrace refused?)"
+    fi
+    # a trace and a report of last run that are over 2 GiB are written over
+    truncate -s 3G big.trace big.json
+    MTRACE=big.trace MTRACE_REPORT=big.json ./prog > /dev/null 2> big.err
+    hasnt "-m32: MTRACE=FILE of 3 GiB: no warning" big.err "the trace file"
+    check "-m32: ... the trace is written over it" test "$(head -c 100 big.trace | head -n 1)" = "#cmd ./prog" -a "$(stat -c %s big.trace)" -lt 4096
+    hasnt "-m32: MTRACE_REPORT=FILE of 3 GiB: no warning" big.err "MTRACE_REPORT"
+    check "-m32: ... the report is written over it" test "$(head -c 1 big.json)" = "{" -a "$(stat -c %s big.json)" -lt 4096
+    # a suppression file of 4 GiB + 1 KiB (1 KiB in a 32-bit size_t)
+    truncate -s $(((4 << 30) + 1024)) huge.supp
+    MTRACE=t.trace MTRACE_SUPPRESS=huge.supp ./prog > /dev/null 2> huge.err
+    has "-m32: MTRACE_SUPPRESS=FILE of 4 GiB + 1 KiB: refused as too large" huge.err \
+        "*** MTRACE: warning: cannot read the suppression file huge.supp: larger than 64 MiB (the most read): MTRACE_SUPPRESS ignored"
+    # the trace goes on past 3 GiB, to its end
+    MTRACE=past.trace ./past > /dev/null 2> past.err
+    hasnt "-m32: a trace past 3 GiB: no warning" past.err "the trace file"
+    check "-m32: ... the trace ends past 3 GiB with its gnuplot lines" \
+        sh -c "test \$(stat -c %s past.trace) -gt \$((3 << 30)) && tail -n 1 past.trace | grep -q \"^plot \""
+    # a file-size limit just past 3 GiB (ulimit -f counts KiB): the write
+    # that fails there is taken back to its record's start (lseek, ftruncate)
+    (ulimit -f $(((3 << 20) + 4)); MTRACE=cut.trace ./past > /dev/null 2> cut.err)
+    has "-m32: a trace stopped by a file-size limit past 3 GiB: one warning" cut.err \
+        "*** MTRACE: cannot write the trace file $W/cut.trace: File too large: no trace, summary only"
+    check "-m32: ... the trace ends with a whole record, past 3 GiB" \
+        sh -c "test \$(stat -c %s cut.trace) -gt \$((3 << 30)) && test \"\$(tail -c 1 cut.trace | od -An -c | tr -d ' ')\" = '\\n'"
+    rm -f big.trace big.json huge.supp past.trace cut.trace
+fi
+cd "$TMP" || exit 2
 finish

@@ -188,7 +188,7 @@ has "vendored, with libmtrace: traced, one report" "$V/lib.err" "main.c:14: erro
 check "vendored: no warning in either traced build" test ! -s "$V/one.cc" -a ! -s "$V/lib.cc"
 
 # --- libmtrace.so exports exactly its public names
-nm -D --defined-only "$TOP/libmtrace.so" | awk '{print $3}' | sort > "$TMP/exports"
+nm -D --defined-only "$TOP/libmtrace.so" | awk '{print $3}' | LC_ALL=C sort > "$TMP/exports"
 cp "$TOP/tests/packaging/exports.expected" "$TMP/exports.expected"     # (one list: libmtrace.map's)
 [ -n "$ASAN" ] && grep -v -x -e calloc -e free -e malloc -e realloc -e memalign -e aligned_alloc -e posix_memalign \
     -e valloc -e pvalloc "$TMP/exports.expected" > "$TMP/e" && mv "$TMP/e" "$TMP/exports.expected"

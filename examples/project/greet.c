@@ -1,4 +1,4 @@
-#include <stdio.h>
+/* SPDX-License-Identifier: MIT */ #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "greet.h"

@@ -1,1 +1,1 @@
-char *greet(const char *who);
+/* SPDX-License-Identifier: MIT */ char *greet(const char *who);

@@ -1,4 +1,4 @@
-/* hello.c - the project of doc/guide.md's recipes: an ordinary program
+/* SPDX-License-Identifier: MIT */ /* hello.c - the project of doc/guide.md's recipes: an ordinary program
    with its own build files (Makefile, CMakeLists.txt, configure.ac) that
    know nothing of mtrace.  It forgets one block on purpose. */
 #include <stdio.h>

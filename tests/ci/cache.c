@@ -1,4 +1,4 @@
-/* A program with a leak it means (a cache kept until exit, from a vendored
+/* SPDX-License-Identifier: MIT */ /* A program with a leak it means (a cache kept until exit, from a vendored
    library), a real one, and a peak of 8300 bytes at record 2. */
 #include <stdio.h>
 #include <stdlib.h>

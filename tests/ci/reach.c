@@ -1,4 +1,4 @@
-/* Reachable or lost at exit, as Memcheck sees it: a cache held by a global
+/* SPDX-License-Identifier: MIT */ /* Reachable or lost at exit, as Memcheck sees it: a cache held by a global
    (still reachable), a list whose head is lost (lost), a cycle (lost), and
    a block only another thread's stack points to (still reachable).  No
    stdio: every heap block is traced. */

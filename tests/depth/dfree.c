@@ -1,4 +1,4 @@
-/* A double free reached through helpers. */
+/* SPDX-License-Identifier: MIT */ /* A double free reached through helpers. */
 #include <stdlib.h>
 static void release(char *p) { free(p); }
 static char *make(void) { return malloc(8); }

@@ -1,4 +1,4 @@
-/* A child forked after the parent's stacks were written writes its own
+/* SPDX-License-Identifier: MIT */ /* A child forked after the parent's stacks were written writes its own
    trace, with its own "#map" and "#stack" records before their use. */
 #include <stdlib.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-/* Three levels of helpers, recursion, and a callback from the C library. */
+/* SPDX-License-Identifier: MIT */ /* Three levels of helpers, recursion, and a callback from the C library. */
 #include <stdlib.h>
 #include <string.h>
 static void *xmalloc(size_t n) { return malloc(n); }

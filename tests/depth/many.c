@@ -1,4 +1,4 @@
-/* 512 distinct stacks from one site: the tables grow while a stack is
+/* SPDX-License-Identifier: MIT */ /* 512 distinct stacks from one site: the tables grow while a stack is
    being looked up. */
 #include <stdlib.h>
 static void *leaf(void) { return malloc(16); }

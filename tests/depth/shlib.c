@@ -1,4 +1,4 @@
-/* A traced shared library (hidden helpers) called by an untraced main. */
+/* SPDX-License-Identifier: MIT */ /* A traced shared library (hidden helpers) called by an untraced main. */
 #include <stdlib.h>
 __attribute__((visibility("hidden"))) void *lib_leaf(size_t n) { return malloc(n); }
 __attribute__((visibility("hidden"))) void *lib_mid(size_t n) { return lib_leaf(n); }

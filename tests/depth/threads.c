@@ -1,4 +1,4 @@
-/* 4 threads allocate through helpers and free each other's blocks. */
+/* SPDX-License-Identifier: MIT */ /* 4 threads allocate through helpers and free each other's blocks. */
 #include <pthread.h>
 #include <stdlib.h>
 #define N 20000

@@ -1,4 +1,4 @@
-/* Every allocation goes through a two-level wrapper called through a
+/* SPDX-License-Identifier: MIT */ /* Every allocation goes through a two-level wrapper called through a
    function pointer, as SQLite's does: MTRACE_ALLOC_FN="raw_alloc wrap_alloc"
    charges each to the wrapper's caller without a source change.  Built
    with -DCLONE_NAMES, the wrappers bear the names gcc gives the copies it

@@ -1,4 +1,4 @@
-/* tests/diff/grow.c - a program whose heap grows with its argument N, for
+/* SPDX-License-Identifier: MIT */ /* tests/diff/grow.c - a program whose heap grows with its argument N, for
  * tests/diff.sh: a table of N pointers, N blocks of growing size (the last
  * one leaked), a buffer grown by realloc N times, a site used only when
  * N > 2 (leaked: new in the larger run) and one only when N <= 2 (gone). */

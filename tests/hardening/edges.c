@@ -1,4 +1,4 @@
-/* The process's edges (issue 23), one per mode:
+/* SPDX-License-Identifier: MIT */ /* The process's edges (issue 23), one per mode:
      vfork     a vfork child _exits, then the parent allocates 11 bytes
                and keeps them: a leak the report must name
      records   200,000 malloc/free pairs (a trace of about 3 MB), then

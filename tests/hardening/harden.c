@@ -1,4 +1,4 @@
-/* One traced program, one hazard per mode (argv[1]); see tests/hardening.sh. */
+/* SPDX-License-Identifier: MIT */ /* One traced program, one hazard per mode (argv[1]); see tests/hardening.sh. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>

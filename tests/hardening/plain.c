@@ -1,4 +1,4 @@
-/* An untraced library: an atfork handler that allocates, registered in
+/* SPDX-License-Identifier: MIT */ /* An untraced library: an atfork handler that allocates, registered in
    its constructor, and posix_memalign done where mtrace cannot see it. */
 #include <pthread.h>
 #include <stdlib.h>

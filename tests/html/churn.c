@@ -1,4 +1,4 @@
-/* churn.c - a long run for the HTML page's scale measurement
+/* SPDX-License-Identifier: MIT */ /* churn.c - a long run for the HTML page's scale measurement
    (doc/mtrace2massif.md, "The HTML page"): N operations (argv[1], default
    1000000) on a pool of 4096 blocks, each allocated through one of several
    call paths (a recursion 0-3 deep under three callers), sizes from 1 byte

@@ -1,4 +1,4 @@
-/* One traced program for tests/inputs.sh (issue 23): it leaks 10 bytes
+/* SPDX-License-Identifier: MIT */ /* One traced program for tests/inputs.sh (issue 23): it leaks 10 bytes
    in leak_here() and prints "done"; argv[1] adds one shape:
      sites      six more sites, freed: a JSON report over 1 KiB
      threads N  N threads that each hold a block in a local and block

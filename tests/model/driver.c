@@ -1,4 +1,4 @@
-/* tests/model/driver.c - performs an operation script under mtrace, so that
+/* SPDX-License-Identifier: MIT */ /* tests/model/driver.c - performs an operation script under mtrace, so that
    tests/model/model.py can predict, from the documented contract alone, what
    the tracer must report for it.
 

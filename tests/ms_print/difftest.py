@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/ms_print/difftest.py - differential random testing of our ms_print
 against Valgrind's /usr/bin/ms_print.
 

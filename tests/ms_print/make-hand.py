@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/ms_print/make-hand.py - writes the hand-written edge cases:
 hand/*.massif.out (files /usr/bin/ms_print accepts) and bad/*.massif.out
 (files it rejects).  Re-run, then regen.sh --expected-only, to change them."""

@@ -1,4 +1,4 @@
-/* maxrss PROG ARGS... - run PROG with stdout to /dev/null and print
+/* SPDX-License-Identifier: MIT */ /* maxrss PROG ARGS... - run PROG with stdout to /dev/null and print
  * "<wall seconds> <peak RSS in kB> <CPU seconds, user + system>" of it, like
  * `/usr/bin/time -f '%e %M'` (which not every machine has).  Used by tests/ms_print.sh and
  * bench/ms_print.sh. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/ms_print/optsets.sh - the option sets of the golden cases, shared by
 # regen.sh (which writes expected/NAME.K.out) and tests/ms_print.sh.
 # optset K FILE prints the arguments, one per line; option order and the

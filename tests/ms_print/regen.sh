@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/ms_print/regen.sh - rebuild the golden files of tests/ms_print.sh.
 #
 #   real/NAME.massif.out   Massif files from real valgrind runs of progs/*

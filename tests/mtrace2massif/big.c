@@ -1,4 +1,4 @@
-/* Blocks beyond 4 MiB: Valgrind gives each its own superblock, rounded up
+/* SPDX-License-Identifier: MIT */ /* Blocks beyond 4 MiB: Valgrind gives each its own superblock, rounded up
  * to whole pages (malloc(10 MiB) has 4032 bytes of slop), and a big block
  * grown by realloc within its last page stays in place.  Also: the heap's
  * maximum comes 4 KiB (0.02 %) above an earlier peak, which Massif's 1 %

@@ -1,4 +1,4 @@
-/* Thousands of operations from a few sites, so that Massif culls its
+/* SPDX-License-Identifier: MIT */ /* Thousands of operations from a few sites, so that Massif culls its
  * snapshot array many times: a pool of slots, each replaced in turn by a
  * block of a pseudo-random size from one of four functions.  The sizes are
  * a multiple of 64 minus 0..15 bytes: the slop varies, but a freed block

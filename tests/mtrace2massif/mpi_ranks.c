@@ -1,4 +1,4 @@
-/* An MPI program whose ranks allocate differently, so that the summary of
+/* SPDX-License-Identifier: MIT */ /* An MPI program whose ranks allocate differently, so that the summary of
  * `mtrace2massif NAME NAME-1 NAME-2 NAME-3` has a known value in every
  * cell and min and max at different ranks from one column to the next:
  * rank r holds r + 1 blocks of 1000 bytes at its peak ((r + 1) * 1016

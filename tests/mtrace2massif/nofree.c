@@ -1,4 +1,4 @@
-/* Never frees: the heap only grows.  Massif takes peak snapshots only at
+/* SPDX-License-Identifier: MIT */ /* Never frees: the heap only grows.  Massif takes peak snapshots only at
  * deallocations, so its file has no peak; mtrace2massif adds one at the
  * end, where Massif would put it if the program freed its heap at exit. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* A pool in a static array hands out blocks announced to Valgrind with
+/* SPDX-License-Identifier: MIT */ /* A pool in a static array hands out blocks announced to Valgrind with
  * VALGRIND_MALLOCLIKE_BLOCK, beside a plain malloc.  Massif gives the
  * pool's blocks its 8 admin bytes but no slop: the 100-byte block costs
  * 108, where malloc(100) costs 120.  pool.trace is this run as the tracer

@@ -1,4 +1,4 @@
-/* realloc-heavy: a buffer grown by doubling, a string grown a few bytes at a
+/* SPDX-License-Identifier: MIT */ /* realloc-heavy: a buffer grown by doubling, a string grown a few bytes at a
  * time (mostly in place, inside Valgrind's 16-byte rounding), shrunk to fit
  * (in place: useful bytes become extra heap), realloc(NULL, n), and frees. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Many sites with sizes around Massif's 1% threshold and with ties, to check
+/* SPDX-License-Identifier: MIT */ /* Many sites with sizes around Massif's 1% threshold and with ties, to check
  * the aggregation line ("in N places, all below massif's threshold") and the
  * order of siblings (bytes descending, then code address ascending: here
  * the order of first use, as the sites run in source order). */

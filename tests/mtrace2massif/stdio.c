@@ -1,4 +1,4 @@
-/* The manual's example plus one printf to a pipe: the C library allocates
+/* SPDX-License-Identifier: MIT */ /* The manual's example plus one printf to a pipe: the C library allocates
  * stdout's buffer inside printf, where mtrace cannot see it, and Valgrind
  * frees it at exit (its "freeres").  Massif's file therefore has the same
  * rows as ours plus two at the end; doc/mtrace2massif.md explains. */

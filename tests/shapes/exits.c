@@ -1,4 +1,4 @@
-/* Exit status and stdout with a leak: 0 becomes 1, 3 stays 3, and the
+/* SPDX-License-Identifier: MIT */ /* Exit status and stdout with a leak: 0 becomes 1, 3 stays 3, and the
    buffered output is written. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include <stdlib.h>
+/* SPDX-License-Identifier: MIT */ #include <stdlib.h>
 void helper_free(void *p);
 void helper_free(void *p)
 {

@@ -1,4 +1,4 @@
-/* Opens the plugin, takes a block from it, closes it, frees the block,
+/* SPDX-License-Identifier: MIT */ /* Opens the plugin, takes a block from it, closes it, frees the block,
    and allocates again: everything traced, one report, no crash. */
 #include <dlfcn.h>
 #include <stdio.h>

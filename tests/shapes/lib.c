@@ -1,4 +1,4 @@
-/* A traced shared library: hands out blocks, frees the program's, and
+/* SPDX-License-Identifier: MIT */ /* A traced shared library: hands out blocks, frees the program's, and
    keeps a cache that its own destructor frees (no leak: the report comes
    after every destructor). */
 #include <stdlib.h>

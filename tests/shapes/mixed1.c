@@ -1,4 +1,4 @@
-/* Compiled with -DMTRACE=1; mixed3.c with -DMTRACE=3. */
+/* SPDX-License-Identifier: MIT */ /* Compiled with -DMTRACE=1; mixed3.c with -DMTRACE=3. */
 #include <stdlib.h>
 void *three(void);
 int main(void)

@@ -1,4 +1,4 @@
-/* A program whose own names are the runtime's short ones: with the header
+/* SPDX-License-Identifier: MIT */ /* A program whose own names are the runtime's short ones: with the header
    at every level, in both uses, it must compile and run unchanged. */
 #include <stdio.h>
 #include <stdlib.h>

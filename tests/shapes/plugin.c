@@ -1,4 +1,4 @@
-/* A traced plugin, opened and closed with dlopen/dlclose.  It leaks one
+/* SPDX-License-Identifier: MIT */ /* A traced plugin, opened and closed with dlopen/dlclose.  It leaks one
    block (plugin.c:11), and hands out one that the program frees after
    dlclose. */
 #include <stdlib.h>

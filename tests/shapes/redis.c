@@ -1,4 +1,4 @@
-/* Like Redis's server.h: the file declares malloc itself to forbid direct
+/* SPDX-License-Identifier: MIT */ /* Like Redis's server.h: the file declares malloc itself to forbid direct
    calls.  Built with -DMTRACE_NO_MACROS, its allocations are still traced,
    each at its caller's address, named at exit (here zmalloc). */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* A strict C99 program that defines getline and index itself: it builds
+/* SPDX-License-Identifier: MIT */ /* A strict C99 program that defines getline and index itself: it builds
    with the header only when the header leaves _GNU_SOURCE alone
    (-DMTRACE_NO_GNU_SOURCE). */
 #include <stdio.h>

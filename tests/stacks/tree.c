@@ -1,4 +1,4 @@
-/* tree.c - an allocation tree with depth: three levels of helpers
+/* SPDX-License-Identifier: MIT */ /* tree.c - an allocation tree with depth: three levels of helpers
  * (top3 -> mid -> leaf -> malloc), recursion above them (rec), small
  * blocks that fall below Massif's threshold at every level, a two-level
  * wrapper called through a function pointer (my_alloc -> hook = xmalloc

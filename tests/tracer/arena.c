@@ -1,4 +1,4 @@
-/* A pool inside a malloc'd arena, its first block at the arena's own
+/* SPDX-License-Identifier: MIT */ /* A pool inside a malloc'd arena, its first block at the arena's own
    address: pool blocks and heap blocks are kept apart, so freeing the
    arena is no double free.  A wrapper declared with MTRACE_ALLOC_FN
    charges its allocations to its callers. */

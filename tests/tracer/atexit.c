@@ -1,4 +1,4 @@
-/* Cleanup in an atexit handler and in a destructor runs before the leak
+/* SPDX-License-Identifier: MIT */ /* Cleanup in an atexit handler and in a destructor runs before the leak
    check; output still buffered in stdio when a leak changes the exit
    status is not lost. */
 #include <stdio.h>

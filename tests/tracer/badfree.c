@@ -1,4 +1,4 @@
-/* Frees of addresses no allocator handed out: `badfree KIND`, KIND one of
+/* SPDX-License-Identifier: MIT */ /* Frees of addresses no allocator handed out: `badfree KIND`, KIND one of
    inside, big, static, literal, mmap, unmapped, stack, realloc.  Each is
    named before the C library sees it; `badfree legit` frees a buffer that
    the C library allocated itself (getline), which is no error. */

@@ -1,4 +1,4 @@
-/* The program dies of SIGSEGV (or with an argument, of abort()) while 4
+/* SPDX-License-Identifier: MIT */ /* The program dies of SIGSEGV (or with an argument, of abort()) while 4
    threads allocate: the trace must be complete up to the crash (whole
    records, in order, with the tail) and replay. */
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* 64 threads on a 2-core machine pass blocks to each other through a
+/* SPDX-License-Identifier: MIT */ /* 64 threads on a 2-core machine pass blocks to each other through a
    shared array: each turn takes a random slot's block (most often another
    thread's), frees it, reallocs it or keeps it growing, and puts a new one
    back.  The trace must replay: every RECNO once and in order, every TOTAL

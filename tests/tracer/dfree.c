@@ -1,4 +1,4 @@
-/* A double free: the report names the bad free, the allocation and the
+/* SPDX-License-Identifier: MIT */ /* A double free: the report names the bad free, the allocation and the
    first free, then the program aborts with the trace flushed. */
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* What the program sees is what the C library gives, and the trace says
+/* SPDX-License-Identifier: MIT */ /* What the program sees is what the C library gives, and the trace says
    exactly what happened: one line per call below, then the records. */
 #include <errno.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Signals without SA_RESTART arrive every millisecond while the trace goes
+/* SPDX-License-Identifier: MIT */ /* Signals without SA_RESTART arrive every millisecond while the trace goes
    to a pipe read slowly: write(2) is interrupted or cut short, and every
    record must still arrive once. */
 #include <signal.h>

@@ -1,4 +1,4 @@
-/* exit() from main while other threads are still allocating: the report
+/* SPDX-License-Identifier: MIT */ /* exit() from main while other threads are still allocating: the report
    comes once, nothing deadlocks or crashes, the trace ends with its tail. */
 #include <pthread.h>
 #include <stdio.h>

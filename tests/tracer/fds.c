@@ -1,4 +1,4 @@
-/* A daemon-like program closes every descriptor, opens a file of its own
+/* SPDX-License-Identifier: MIT */ /* A daemon-like program closes every descriptor, opens a file of its own
    and dup2()s it over the number the tracer used: no trace record may land
    in the program's file, and none may be lost. */
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* Allocations that no macro names: through a pointer to malloc taken in
+/* SPDX-License-Identifier: MIT */ /* Allocations that no macro names: through a pointer to malloc taken in
    traced code (as libxml2's xmlMalloc), and from a file built with
    MTRACE_NO_MACROS (nomacros.c, as Redis's zmalloc.c).  Each calling place
    is a site of its own, named at exit from its return address. */

@@ -1,4 +1,4 @@
-/* Memory the tracer never saw (from getline, asprintf, realpath) freed by
+/* SPDX-License-Identifier: MIT */ /* Memory the tracer never saw (from getline, asprintf, realpath) freed by
    traced code: silent.  getline growing a buffer the program allocated is
    seen through the C library's realloc.  Addresses freed by traced code and
    handed out again by the C library must not look like double frees. */

@@ -1,4 +1,4 @@
-/* The tombstone budget: `forgotten N BACK` frees N blocks, then frees
+/* SPDX-License-Identifier: MIT */ /* The tombstone budget: `forgotten N BACK` frees N blocks, then frees
    again the one freed BACK frees before the last (1: the last).  With
    MTRACE_FREED_MAX=M, the most recent 14/16 of M freed blocks are always
    remembered (doc/limits.md); the summary counts those forgotten. */

@@ -1,4 +1,4 @@
-/* fork: parent and child both trace.  The child writes its own file
+/* SPDX-License-Identifier: MIT */ /* fork: parent and child both trace.  The child writes its own file
    (NAME.PID), starts from zero (the parent's blocks are not its own) and
    prints its own report, tagged with its pid; its leak makes its status 1. */
 #include <stdio.h>

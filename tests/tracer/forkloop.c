@@ -1,4 +1,4 @@
-/* A thread forks 300 times while 4 others allocate and free: every fork
+/* SPDX-License-Identifier: MIT */ /* A thread forks 300 times while 4 others allocate and free: every fork
    must come back (no lock of the tracer left taken in the child, none
    waited for forever in the parent), and each child allocates, frees and
    exits by itself. */

@@ -1,4 +1,4 @@
-/* fork while another thread allocates; the child starts threads of its own:
+/* SPDX-License-Identifier: MIT */ /* fork while another thread allocates; the child starts threads of its own:
    nothing deadlocks, both processes report. */
 #include <pthread.h>
 #include <stdio.h>

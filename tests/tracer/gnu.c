@@ -1,4 +1,4 @@
-/* Defines _GNU_SOURCE itself, after mtrace.h has been included. */
+/* SPDX-License-Identifier: MIT */ /* Defines _GNU_SOURCE itself, after mtrace.h has been included. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Allocator functions kept in a table and called through pointers, mixed
+/* SPDX-License-Identifier: MIT */ /* Allocator functions kept in a table and called through pointers, mixed
    with calls by name: no false leak, no crash.  The one real leak, made
    through a pointer, is reported at its place, named at exit from the
    call's return address (issue 24). */

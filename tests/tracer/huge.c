@@ -1,4 +1,4 @@
-/* 50 million blocks live at once, then freed. */
+/* SPDX-License-Identifier: MIT */ /* 50 million blocks live at once, then freed. */
 #include <stdio.h>
 #include <stdlib.h>
 

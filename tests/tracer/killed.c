@@ -1,4 +1,4 @@
-/* Killed by a signal after N allocations: the trace holds all N records
+/* SPDX-License-Identifier: MIT */ /* Killed by a signal after N allocations: the trace holds all N records
    and no tail, and the program dies of the same signal as without mtrace. */
 #include <signal.h>
 #include <stdio.h>

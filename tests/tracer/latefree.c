@@ -1,4 +1,4 @@
-/* A double free far from the first free: `latefree N [realloc|thread]`.
+/* SPDX-License-Identifier: MIT */ /* A double free far from the first free: `latefree N [realloc|thread]`.
    The block is freed, the program goes on (N allocations that stay live,
    or a realloc that moves another block, or the second free made by
    another thread), then frees it again.  mtrace names the three places

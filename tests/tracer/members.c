@@ -1,4 +1,4 @@
-/* Struct members named like the allocator, called as members: they must
+/* SPDX-License-Identifier: MIT */ /* Struct members named like the allocator, called as members: they must
    compile and call the member, and blocks they return are not ours. */
 #include <stdio.h>
 #include <stdlib.h>

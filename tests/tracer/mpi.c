@@ -1,4 +1,4 @@
-/* Each MPI rank allocates differently (rank r keeps (r + 1) * 1000 bytes
+/* SPDX-License-Identifier: MIT */ /* Each MPI rank allocates differently (rank r keeps (r + 1) * 1000 bytes
    at its peak and leaks r * 100): every rank writes its own trace and its
    own report, tagged with its rank. */
 #include <mpi.h>

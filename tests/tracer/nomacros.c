@@ -1,4 +1,4 @@
-/* A file that declares malloc itself, built with -DMTRACE_NO_MACROS. */
+/* SPDX-License-Identifier: MIT */ /* A file that declares malloc itself, built with -DMTRACE_NO_MACROS. */
 #include <stddef.h>
 void *malloc(size_t);
 

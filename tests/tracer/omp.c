@@ -1,4 +1,4 @@
-/* OpenMP: allocations from every thread of a parallel loop. */
+/* SPDX-License-Identifier: MIT */ /* OpenMP: allocations from every thread of a parallel loop. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* The tracer's own tables cannot grow (address space limited after start):
+/* SPDX-License-Identifier: MIT */ /* The tracer's own tables cannot grow (address space limited after start):
    the program goes on as the C library decides, the tracer warns once and
    its summary says that the figures are incomplete. */
 #include <malloc.h>

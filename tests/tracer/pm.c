@@ -1,4 +1,4 @@
-/* The program reads its own figures through pmtrace. */
+/* SPDX-License-Identifier: MIT */ /* The program reads its own figures through pmtrace. */
 #include <stdio.h>
 #include <stdlib.h>
 

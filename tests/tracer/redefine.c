@@ -1,4 +1,4 @@
-/* Programs that redefine or undefine malloc themselves. */
+/* SPDX-License-Identifier: MIT */ /* Programs that redefine or undefine malloc themselves. */
 #include <stdio.h>
 #include <stdlib.h>
 

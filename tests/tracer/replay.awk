@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # replay.awk - checks a trace against itself, record by record:
 #  - RECNO counts 0, 1, 2, ... with no gap or repeat;
 #  - every ID is defined by an "@" record before its first use;

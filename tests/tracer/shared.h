@@ -1,4 +1,4 @@
-/* A static inline function in a header: one call site, whichever file
+/* SPDX-License-Identifier: MIT */ /* A static inline function in a header: one call site, whichever file
    calls it. */
 #include <stdlib.h>
 static inline void *shared_alloc(size_t n) { return malloc(n); }

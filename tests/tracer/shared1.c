@@ -1,4 +1,4 @@
-#include "shared.h"
+/* SPDX-License-Identifier: MIT */ #include "shared.h"
 void *volatile sink;
 
 int main(void)

@@ -1,4 +1,4 @@
-/* Known allocations: the summary must give each site's exact peak, and the
+/* SPDX-License-Identifier: MIT */ /* Known allocations: the summary must give each site's exact peak, and the
    leak report the bytes still live at exit, largest first. */
 #include <stdlib.h>
 #include <string.h>

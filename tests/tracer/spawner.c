@@ -1,4 +1,4 @@
-/* Starts another traced program with posix_spawn (vfork) and system()
+/* SPDX-License-Identifier: MIT */ /* Starts another traced program with posix_spawn (vfork) and system()
    (fork + exec): each writes its own trace, none truncates ours. */
 #include <spawn.h>
 #include <stdio.h>

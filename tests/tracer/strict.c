@@ -1,4 +1,4 @@
-/* Strict builds: C89 through C23, -pedantic, -Wc++-compat, -Wshadow and
+/* SPDX-License-Identifier: MIT */ /* Strict builds: C89 through C23, -pedantic, -Wc++-compat, -Wshadow and
    friends.  The header must add no warning of its own. */
 #include <malloc.h>
 #include <stdlib.h>

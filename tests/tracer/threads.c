@@ -1,4 +1,4 @@
-/* Four threads allocating and freeing at once: every record must be there,
+/* SPDX-License-Identifier: MIT */ /* Four threads allocating and freeing at once: every record must be there,
    numbered without gaps, with totals consistent with the record order. */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Built with -std=c99 and its own _XOPEN_SOURCE, as many programs are. */
+/* SPDX-License-Identifier: MIT */ /* Built with -std=c99 and its own _XOPEN_SOURCE, as many programs are. */
 #define _XOPEN_SOURCE 600
 #include <signal.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Thousands of allocations and frees, so that Massif culls its snapshot
+/* SPDX-License-Identifier: MIT */ /* Thousands of allocations and frees, so that Massif culls its snapshot
  * array many times; the live set drifts up and down. */
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* Deep call chains: a recursion 40 frames deep through alternating
+/* SPDX-License-Identifier: MIT */ /* Deep call chains: a recursion 40 frames deep through alternating
  * functions, plus a few shallow sites, with frees so that peaks move. */
 #include <stdlib.h>
 

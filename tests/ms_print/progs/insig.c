@@ -1,4 +1,4 @@
-/* Many allocation sites below the 1% threshold next to a few big ones,
+/* SPDX-License-Identifier: MIT */ /* Many allocation sites below the 1% threshold next to a few big ones,
  * generated with a macro so that each site has its own code address. */
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-// C++ templates and lambdas: demangled names such as
+/* SPDX-License-Identifier: MIT */ // C++ templates and lambdas: demangled names such as
 // "main::{lambda(int)#1}::operator()(int) const" contain '#', which
 // ms_print treats as the start of a comment.
 #include <functional>

@@ -1,4 +1,4 @@
-/* The Massif manual's example program (chapter 9.2.1). */
+/* SPDX-License-Identifier: MIT */ /* The Massif manual's example program (chapter 9.2.1). */
 #include <stdlib.h>
 
 static void *keep[3];

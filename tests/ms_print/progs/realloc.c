@@ -1,4 +1,4 @@
-/* realloc growth and shrink (in place and moving), zero-sized blocks:
+/* SPDX-License-Identifier: MIT */ /* realloc growth and shrink (in place and moving), zero-sized blocks:
  * malloc(0), calloc(0, n), realloc(p, 0), realloc(NULL, n). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Allocations spread over wall-clock time, for --time-unit=ms. */
+/* SPDX-License-Identifier: MIT */ /* Allocations spread over wall-clock time, for --time-unit=ms. */
 #include <stdlib.h>
 #include <time.h>
 

@@ -1,4 +1,4 @@
-/* Threads: thread stacks and TLS blocks give inlined-frame lines
+/* SPDX-License-Identifier: MIT */ /* Threads: thread stacks and TLS blocks give inlined-frame lines
  * (calloc inlined into allocate_dtv) in the trees; with --stacks=yes the
  * stack column moves too. */
 #include <pthread.h>

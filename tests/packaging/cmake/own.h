@@ -1,2 +1,2 @@
-/* the project's own forced include, as some projects have (config.h) */
+/* SPDX-License-Identifier: MIT */ /* the project's own forced include, as some projects have (config.h) */
 #define OWN_INCLUDED 1

@@ -1,4 +1,4 @@
-#include <stdlib.h>
+/* SPDX-License-Identifier: MIT */ #include <stdlib.h>
 #include <string.h>
 
 int main(void)
