@@ -1,4 +1,4 @@
-/* A forked child frees what its parent had: `forkfree KIND [N]`.
+/* SPDX-License-Identifier: MIT */ /* A forked child frees what its parent had: `forkfree KIND [N]`.
    The parent allocates `victim` (and `kept`), frees `victim` unless KIND
    says otherwise, forks, and waits; the child then does KIND:
      before N    frees victim again, after N allocations of its own
