@@ -98,12 +98,17 @@ static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintpt
 
 /* Where the callers of a call that no macro announced are walked from
    (MTRACE_DEPTH): the frame of the function that made it, which the
-   entry point's prologue saved at the bottom of its own frame `entry`.
-   Used when it looks like a frame (on this thread's stack, aligned, its
-   return address in a loaded module); a caller built without frame
-   pointers may still leave its own callers unknown. */
+   entry point's prologue saved at the bottom of its own frame `entry`,
+   above the call's return address.  Only when that function's module
+   keeps frame pointers (its build said so, or MTRACE_FRAME_POINTERS=1):
+   in code built without them, the word saved there is a frame further
+   up, and its return address would name a caller that is not the
+   caller (main for a function two calls below it).  And only when it
+   looks like a frame (on this thread's stack, aligned, its return
+   address in a loaded module). */
 static const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
 {
     const uintptr_t *fp = (const uintptr_t *)entry[0];
-    return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
+    return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_traced(mtrace_seg_of(entry[1]))
+        && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
 }
