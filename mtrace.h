@@ -235,6 +235,9 @@ struct mtrace_pending {
     unsigned long lock_window;     /* when its current 32 takings of the lock began (ns) */
     unsigned lock_takings;         /* its takings of the lock, */
     int lock_fast;                 /* ...and whether the last 32 came fast */
+    struct mtrace_site *first;     /* a site at its first call here, */
+    __UINTPTR_TYPE__ first_ret;    /* ...and that call's return address: the
+                                      site's file's directory, at exit */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));

@@ -82,13 +82,30 @@ static struct mtrace_site *mtrace_caller_site(uintptr_t ret)
     return &mtrace_unknown_site;
 }
 
+/* The first call at site d on this thread, returning to ret: kept until
+   the site is made (mtrace_site_register), whose file __FILE__ names
+   relative to a directory that only the debug information of ret knows
+   (mtrace_place_sites).  Not a wrapper's site (MTRACE_ALLOC_FN): that
+   call returns into the wrapper, maybe in another file. */
+static void mtrace_first_call(struct mtrace_site *d, uintptr_t ret)
+{
+    if (d != mtrace_pending.caller) {
+        mtrace_pending.first = d;
+        mtrace_pending.first_ret = ret;
+    }
+}
+
 /* The site announced for a traced call, or else its caller's: for the
-   entry points, which pass __builtin_return_address(0). */
+   entry points, which pass __builtin_return_address(0).  An announced
+   site costs one test more: has it been made (its index, set once)? */
 static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintptr_t ret)
 {
     struct mtrace_caller *t, *c;
-    if (d != &mtrace_unknown_site)
+    if (d != &mtrace_unknown_site) {
+        if (!__atomic_load_n(&d->index, __ATOMIC_RELAXED))
+            mtrace_first_call(d, ret);
         return d;
+    }
     t = __atomic_load_n(&mt.callers, __ATOMIC_ACQUIRE);
     c = t ? &t[mtrace_caller_home(ret)] : 0;   /* the usual case: at its home */
     if (c && c->ret == ret && __atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))

@@ -127,6 +127,8 @@ struct mtrace_sitestat {
     const uintptr_t *frames;
     unsigned last;              /* a site's stack used last (loops repeat it) */
     int renamed;                /* named at exit by its caller's address (callers.c) */
+    uintptr_t ret;              /* where a call made there returns (its first), 0 if
+                                   unknown: its file's directory, at exit (names.c) */
 };
 
 /* An executable segment of a loaded module, for the call stacks: frames
