@@ -191,6 +191,23 @@ static int mtrace_seg_of(uintptr_t a)
     return mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
 }
 
+/* The segment of code address a, at exit: -1 if a is in no module, or
+   the table is full.  A module not seen yet is learned without the lock:
+   the tables are the reporting thread's once the state is DONE (another
+   thread adds segments only under the lock, the state READY). */
+static int mtrace_seg_at_exit(uintptr_t a)
+{
+    struct mtrace_seg_query q;
+    int i = mtrace_seg_in(a, mt.nsegs);
+    if (i >= 0 || !mtrace_segs_on())
+        return i;
+    memset(&q, 0, sizeof q);
+    q.addr = a;
+    if (mtrace_modules(mtrace_seg_match, &q))
+        mtrace_seg_add(&q, 0);
+    return mtrace_seg_in(a, mt.nsegs);
+}
+
 /* Site d's file keeps frame pointers: so does its module's code (mtrace-cc
    builds all of it alike).  Its descriptor lies in the module's data. */
 static void mtrace_mark_traced(struct mtrace_site *d)
