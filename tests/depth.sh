@@ -182,8 +182,8 @@ fi
 
 # --- without addr2line the frames are named by module and offset
 MTRACE_ADDR2LINE= MTRACE_DEPTH=8 MTRACE=na.trace ./helpers 2> na.err
-check "no addr2line: each caller as module+offset" \
-    sh -c "grep -qE '^<unknown>:0: note: called from 0x[0-9a-f]+ \\(in $TMP/helpers\\+0x[0-9a-f]+\\)\$' na.err"
+check "no addr2line: each caller as module+offset (the module's path as the report's others: relative)" \
+    sh -c "grep -qE '^<unknown>:0: note: called from 0x[0-9a-f]+ \\(in helpers\\+0x[0-9a-f]+\\)\$' na.err"
 
 # --- a hostile directory name reaches addr2line as one argument, no shell
 EVIL="$TMP/a \$(touch pwned) 'q\`touch pwned2\`"
@@ -354,6 +354,66 @@ if command -v addr2line > /dev/null; then
       printf '%s: note: called from nofp_call\n' "$(at nofp.c CALLBACK)"; } > nofp.expected
     same "no frame pointers (-O2 -fomit-frame-pointer): its allocation without a caller guessed; a walk from the program stops at its frame" \
         nofp.expected nofp.got
+fi
+
+# --- paths (issue 36): a program built inside src/ as Redis is (a.c with
+#     the macros, b.c with MTRACE_NO_MACROS, c.c by its absolute path as
+#     CMake compiles) writes every path of its report one way: relative to
+#     the directory it runs in when they lie below it, else absolute (the
+#     sites' __FILE__ too, "a.c" and "/.../src/c.c", not only addr2line's)
+if command -v addr2line > /dev/null; then
+    P=$TMP/paths && mkdir -p "$P/src" "$P/elsewhere" && cp "$TOP"/tests/depth/paths/*.c "$P/src/"
+    MC="env MTRACE_CC=$CC $TOP/mtrace-cc $CFLAGS_T"
+    (cd "$P/src" && $MC -c a.c && $MC -DMTRACE_NO_MACROS -c b.c && $MC -c "$P/src/c.c" && $MC a.o b.o c.o -o prog)
+    (cd "$P/src" && $CC $CFLAGS_T -O0 -DMTRACE=1 -include "$TOP/mtrace.h" a.c "$P/src/c.c" -c && \
+        $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_NO_MACROS -include "$TOP/mtrace.h" -c b.c && $CC a.o b.o c.o -o prog1)
+    # expect PREFIX: the summary's rows, then the leak records with their callers
+    line() { grep -nF "$2" "$P/src/$1" | cut -d: -f1; }
+    expect() {
+        printf '%s %s%s:%s\n' c_alloc "$1" c.c "$(line c.c '/* C */')" b_alloc "$1" b.c "$(line b.c '/* B */')" fill "$1" a.c "$(line a.c '/* A */')"
+        printf '%s%s:%s: error: %s bytes in 1 block leaked here\n' "$1" c.c "$(line c.c '/* C */')" 30 "$1" b.c "$(line b.c '/* B */')" 20 \
+            "$1" a.c "$(line a.c '/* A */')" 10
+    }
+    expect_stacks() {
+        printf '%s %s%s:%s\n' c_alloc "$1" c.c "$(line c.c '/* C */')" b_alloc "$1" b.c "$(line b.c '/* B */')" fill "$1" a.c "$(line a.c '/* A */')"
+        printf '%sc.c:%s: error: 30 bytes in 1 block leaked here\n' "$1" "$(line c.c '/* C */')"
+        printf '%sa.c:%s: note: called from %s\n' "$1" "$(line a.c FILL_C)" fill "$1" "$(line a.c MAIN)" main
+        printf '%sb.c:%s: error: 20 bytes in 1 block leaked here\n' "$1" "$(line b.c '/* B */')"
+        printf '%sa.c:%s: note: called from %s\n' "$1" "$(line a.c FILL_B)" fill "$1" "$(line a.c MAIN)" main
+        printf '%sa.c:%s: error: 10 bytes in 1 block leaked here\n' "$1" "$(line a.c '/* A */')"
+        printf '%sa.c:%s: note: called from main\n' "$1" "$(line a.c MAIN)"
+    }
+    # report ERR: the summary's function and file columns, then the records
+    report() {
+        awk '/^ max bytes/ { on = 1; next } /^\*\*\*/ { on = 0 } on { print $3, $4 }' "$1"
+        grep -E 'error:|note:' "$1"
+    }
+    # run NAME DIR PROG [VAR=value...]: PROG run in DIR, its report in NAME.got
+    run() {
+        local n=$1 d=$2 prog=$3; shift 3
+        (cd "$d" && env MTRACE="$TMP/$n.trace" MTRACE_REPORT="$TMP/$n.json" "$@" "$prog" 2> "$TMP/$n.err")
+        report "$TMP/$n.err" > "$TMP/$n.got"
+    }
+    expect src/ > paths.expected
+    run pa "$P" src/prog
+    same "paths: built in src/, run above it: every path of the summary and the leaks as src/FILE" paths.expected pa.got
+    expect_stacks src/ > pathst.expected
+    run pas "$P" src/prog MTRACE_DEPTH=8
+    same "... with MTRACE_DEPTH=8: the sites and their callers alike" pathst.expected pas.got
+    printf '"file": "src/%s"\n' a.c b.c c.c > json.expected
+    grep -o '"file": "[^"]*"' pas.json | sort -u > json.got
+    same "... the JSON report's files (sites, leaks, callers) alike" json.expected json.got
+    run pa1 "$P" src/prog1 MTRACE_DEPTH=8
+    same "... the one-line use alike" pathst.expected pa1.got
+    expect '' > inside.expected
+    run pin "$P/src" ./prog
+    same "paths: run inside src/: a.c, b.c, c.c" inside.expected pin.got
+    expect_stacks "$P/src/" > away.expected
+    run paw "$P/elsewhere" ../src/prog MTRACE_DEPTH=8
+    same "paths: run from a directory that does not hold them: absolute paths" away.expected paw.got
+    run pna "$P" src/prog MTRACE_ADDR2LINE=
+    has "paths: without addr2line, a relative __FILE__ stays as compiled (a documented limit)" pna.got "fill a.c:$(line a.c '/* A */')"
+    has "... and an absolute one is still made relative" pna.got "c_alloc src/c.c:$(line c.c '/* C */')"
 fi
 
 finish
