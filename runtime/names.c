@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* runtime/names.c - names of code addresses, for the reports.
 
-   Owns: running addr2line on the frames a report prints, and the notes
-   "file:line: note: called from f".
-   May call: runtime/state.c, out.c, stacks.c, trace.c (its clock).
+   Owns: running addr2line on the frames a report prints, the notes
+   "file:line: note: called from f", and the one way the exit report
+   writes paths (mtrace_relative; the sites' files, mtrace_place_sites).
+   May call: runtime/state.c, out.c, sites.c, stacks.c, trace.c (its clock).
 
    addr2line (binutils, found wherever gcc is) turns a module's address
    into "function" and "file:line".  It runs without a shell, its

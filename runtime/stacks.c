@@ -2,9 +2,10 @@
 /* runtime/stacks.c - call stacks (MTRACE_DEPTH).
 
    Owns: the executable segments of the loaded modules (which hold traced
-   code with frame pointers), this thread's stack bounds, the walk of a
-   traced call's callers, and the stack entries of the site table (a site
-   called through a distinct chain is an entry of its own).
+   code with frame pointers), the modules whose build said they keep
+   frame pointers (mtrace_frames_here), this thread's stack bounds, the
+   walk of a traced call's callers, and the stack entries of the site
+   table (a site called through a distinct chain is an entry of its own).
    May call: runtime/state.c, out.c, sites.c.
 
    The callers of a traced call are found by following frame pointers,
