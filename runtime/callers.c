@@ -6,7 +6,9 @@
    xmlMalloc = malloc; a file built with MTRACE_NO_MACROS), so that each
    calling place is counted apart and, at exit, named as the reports
    name stack frames (mtrace_name_callers in names.c).  Until then such
-   a site is "? 0xADDR 0".
+   a site is "? 0xADDR 0".  Also, for an announced site, the return
+   address of its first call (mtrace_first_call), which names the
+   directory its file was compiled in.
    May call: runtime/state.c, out.c, sites.c, stacks.c.
 
    The table is read and filled without the lock (the entry points ask
