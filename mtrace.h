@@ -39,9 +39,13 @@
                            define their own getline or index); needs MTRACE_LIB
      MTRACE_NO_MACROS      no call-site macros in this file (a file that
                            declares malloc itself, like Redis's server.h):
-                           its calls are still traced, at "? <unknown> 0"
+                           its calls are still traced, each at a site per
+                           return address, named at exit (function,
+                           file:line) as the call stacks are
      MTRACE_FRAME_POINTERS this file is built with -fno-omit-frame-pointer:
-                           MTRACE_DEPTH may walk through it
+                           MTRACE_DEPTH may walk through its module (implied
+                           without optimisation; the build tells the
+                           runtime, per module: nothing to set at run time)
 
    ENVIRONMENT (ignored in set-user-ID programs)
 
@@ -233,6 +237,9 @@ struct mtrace_pending {
     unsigned long lock_window;     /* when its current 32 takings of the lock began (ns) */
     unsigned lock_takings;         /* its takings of the lock, */
     int lock_fast;                 /* ...and whether the last 32 came fast */
+    struct mtrace_site *first;     /* a site at its first call here, */
+    __UINTPTR_TYPE__ first_ret;    /* ...and that call's return address: the
+                                      site's file's directory, at exit */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));
@@ -268,6 +275,7 @@ MTRACE_PUBLIC_ void *mtrace_memalign(size_t, size_t);
 MTRACE_PUBLIC_ void *mtrace_pvalloc(size_t);
 MTRACE_PUBLIC_ void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace_freelike(void *p, struct mtrace_site *site);
+MTRACE_PUBLIC_ void mtrace_frames_here(void (*code)(void));
 MTRACE_PUBLIC_ void mtrace__exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace__Exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace_quick_exit(int) __attribute__((__noreturn__));
@@ -410,6 +418,19 @@ extern void exit(int) MTRACE_SYM_(mtrace_exit) __attribute__((__noreturn__));
 #define MTRACE_FRAMES_ 1
 #else
 #define MTRACE_FRAMES_ 0
+#endif
+/* ...and the runtime learns it per module, with nothing to set at run
+   time: each file so built registers a function of its module, weak and
+   hidden so that the module (program or shared library) keeps one,
+   whatever the number of its files (each registers it: the runtime keeps
+   it once).  MTRACE_DEPTH then walks through all of that module's code,
+   the callers of calls no macro announced too (MTRACE_NO_MACROS files). */
+#if MTRACE_FRAMES_
+void mtrace_frames_module_(void) __attribute__((weak, visibility("hidden"), constructor, used));
+void mtrace_frames_module_(void)
+{
+    mtrace_frames_here(mtrace_frames_module_);
+}
 #endif
 #define MTRACE_SITE_ (__extension__ ({ MTRACE_QUIET_                        \
     static struct mtrace_site mtrace_site_ =                                \

@@ -6,7 +6,9 @@
    xmlMalloc = malloc; a file built with MTRACE_NO_MACROS), so that each
    calling place is counted apart and, at exit, named as the reports
    name stack frames (mtrace_name_callers in names.c).  Until then such
-   a site is "? 0xADDR 0".
+   a site is "? 0xADDR 0".  Also, for an announced site, the return
+   address of its first call (mtrace_first_call), which names the
+   directory its file was compiled in.
    May call: runtime/state.c, out.c, sites.c, stacks.c.
 
    The table is read and filled without the lock (the entry points ask
@@ -82,13 +84,30 @@ static struct mtrace_site *mtrace_caller_site(uintptr_t ret)
     return &mtrace_unknown_site;
 }
 
+/* The first call at site d on this thread, returning to ret: kept until
+   the site is made (mtrace_site_register), whose file __FILE__ names
+   relative to a directory that only the debug information of ret knows
+   (mtrace_place_sites).  Not a wrapper's site (MTRACE_ALLOC_FN): that
+   call returns into the wrapper, maybe in another file. */
+static void mtrace_first_call(struct mtrace_site *d, uintptr_t ret)
+{
+    if (d != mtrace_pending.caller) {
+        mtrace_pending.first = d;
+        mtrace_pending.first_ret = ret;
+    }
+}
+
 /* The site announced for a traced call, or else its caller's: for the
-   entry points, which pass __builtin_return_address(0). */
+   entry points, which pass __builtin_return_address(0).  An announced
+   site costs one test more: has it been made (its index, set once)? */
 static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintptr_t ret)
 {
     struct mtrace_caller *t, *c;
-    if (d != &mtrace_unknown_site)
+    if (d != &mtrace_unknown_site) {
+        if (!__atomic_load_n(&d->index, __ATOMIC_RELAXED))
+            mtrace_first_call(d, ret);
         return d;
+    }
     t = __atomic_load_n(&mt.callers, __ATOMIC_ACQUIRE);
     c = t ? &t[mtrace_caller_home(ret)] : 0;   /* the usual case: at its home */
     if (c && c->ret == ret && __atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
@@ -98,12 +117,17 @@ static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintpt
 
 /* Where the callers of a call that no macro announced are walked from
    (MTRACE_DEPTH): the frame of the function that made it, which the
-   entry point's prologue saved at the bottom of its own frame `entry`.
-   Used when it looks like a frame (on this thread's stack, aligned, its
-   return address in a loaded module); a caller built without frame
-   pointers may still leave its own callers unknown. */
+   entry point's prologue saved at the bottom of its own frame `entry`,
+   above the call's return address.  Only when that function's module
+   keeps frame pointers (its build said so, or MTRACE_FRAME_POINTERS=1):
+   in code built without them, the word saved there is a frame further
+   up, and its return address would name a caller that is not the
+   caller (main for a function two calls below it).  And only when it
+   looks like a frame (on this thread's stack, aligned, its return
+   address in a loaded module). */
 static const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
 {
     const uintptr_t *fp = (const uintptr_t *)entry[0];
-    return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
+    return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_traced(mtrace_seg_of(entry[1]))
+        && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
 }

@@ -129,6 +129,8 @@ struct mtrace_sitestat {
     const uintptr_t *frames;
     unsigned last;              /* a site's stack used last (loops repeat it) */
     int renamed;                /* named at exit by its caller's address (callers.c) */
+    uintptr_t ret;              /* where a call made there returns (its first), 0 if
+                                   unknown: its file's directory, at exit (names.c) */
 };
 
 /* An executable segment of a loaded module, for the call stacks: frames
@@ -141,6 +143,7 @@ struct mtrace_seg {
 };
 #define MTRACE_MAXDEPTH 64      /* MTRACE_DEPTH's ceiling (Massif's default is 30) */
 #define MTRACE_MAXSEGS 1024
+#define MTRACE_MAXFRAMED 256    /* modules that say they keep frame pointers */
 
 /* The callers of one traced call, walked before the lock is taken. */
 struct mtrace_sym;
@@ -243,6 +246,8 @@ struct mtrace_state {
     const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
     int caller_frames;          /* MTRACE_FRAME_POINTERS=1: the modules of calls no macro
                                    announced keep frame pointers (callers.c) */
+    uintptr_t framed[MTRACE_MAXFRAMED]; /* an address in each module whose build said it
+                                   keeps frame pointers (mtrace_frames_here); 0 ends */
     struct mtrace_caller *callers;  /* sites by return address (callers.c) */
     struct mtrace_sym *syms;    /* names of code addresses, for a report */
     unsigned nsyms;

@@ -353,6 +353,7 @@ static int mtrace_final_report(void)
     pmtrace.fd = mt.fd = -1;
     mt.tracing = 0;
     mtrace_unlock();
+    mtrace_place_sites();
     bad = mtrace_report();
     mtrace_write_json(bad && mt.exit_status == 0 ? 1 : mt.exit_status);
     return bad != 0;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* runtime/names.c - names of code addresses, for the reports.
 
-   Owns: running addr2line on the frames a report prints, and the notes
-   "file:line: note: called from f".
-   May call: runtime/state.c, out.c, stacks.c, trace.c (its clock).
+   Owns: running addr2line on the frames a report prints, the notes
+   "file:line: note: called from f", and the one way the exit report
+   writes paths (mtrace_relative; the sites' files, mtrace_place_sites).
+   May call: runtime/state.c, out.c, sites.c, stacks.c, trace.c (its clock).
 
    addr2line (binutils, found wherever gcc is) turns a module's address
    into "function" and "file:line".  It runs without a shell, its
@@ -13,8 +14,14 @@
 
 #define MTRACE_NOTE_FRAMES 6    /* callers shown under a report's place */
 #define MTRACE_MAXSYMS 16384    /* addresses named per report */
+#define MTRACE_A2L_BATCH 512    /* addresses per run of addr2line (each reads the
+                                   module's debug information again) */
+#define MTRACE_PLACE_ASKED 2048 /* calls named to place the sites' files (4 runs) */
 
-struct mtrace_sym { uintptr_t addr; char func[128], where[256]; };
+/* An address's name: its function, "file:line" as the reports write it
+   (mtrace_relative), and the file as addr2line gave it (its compilation
+   directory's path: mtrace_place_sites). */
+struct mtrace_sym { uintptr_t addr; char func[128], where[256], path[256]; };
 
 static int mtrace_by_sym_addr(const void *a, const void *b)
 {
@@ -22,8 +29,9 @@ static int mtrace_by_sym_addr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* A path under the current directory made relative to it, as the
-   compiler's __FILE__ usually is. */
+/* The one way every path of a report is written: relative to the
+   current directory when it lies below it, else as it is (absolute, as
+   addr2line gives it); mtrace_place_sites writes the sites' files so. */
 static const char *mtrace_relative(const char *path)
 {
     char cwd[MTRACE_PATHMAX];
@@ -75,29 +83,35 @@ static int mtrace_answered(int fd, pid_t pid, const char *tool)
     }
 }
 
-/* addr2line's two lines per address for v[0..n), n <= 64, all in segment
-   seg; names it cannot give stay "". */
+/* addr2line's two lines per address for v[0..n), n <= MTRACE_A2L_BATCH,
+   all in segment seg; names it cannot give stay "".  Its arguments and
+   its output (1 KiB an address at most) in pages of their own. */
 static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtrace_seg *seg, const char *tool)
 {
-    enum { OUT = 1 << 16 };
-    char *argv[4 + 64 + 1], hex[64][24], *out = (char *)mtrace_pages(OUT), line[256];
+    enum { HEX = 24, PER = 1024 };
+    size_t most = (size_t)n * PER, bytes = most + (n + 5) * sizeof(char *) + (size_t)n * HEX;
+    char *out = (char *)mtrace_pages(bytes), **argv, *hex, line[256];
     const char *t, *end;
     posix_spawn_file_actions_t fa;
     int fds[2], status;
     unsigned i;
     pid_t pid;
     long got = 0, r;
+    if (!out)
+        return;
+    argv = (char **)(out + most);
+    hex = (char *)(argv + n + 5);
     argv[0] = (char *)tool;
     argv[1] = (char *)"-f";
     argv[2] = (char *)"-e";
     argv[3] = (char *)seg->path;
     for (i = 0; i < n; i++) {
-        snprintf(hex[i], sizeof hex[i], "0x%lx", (unsigned long)(v[i].addr - 1 - seg->bias));
-        argv[4 + i] = hex[i];
+        snprintf(hex + i * HEX, HEX, "0x%lx", (unsigned long)(v[i].addr - 1 - seg->bias));
+        argv[4 + i] = hex + i * HEX;
     }
     argv[4 + n] = 0;
-    if (!out || mtrace_pipe_cloexec(fds) != 0) {
-        mtrace_unpages(out, OUT);
+    if (mtrace_pipe_cloexec(fds) != 0) {
+        mtrace_unpages(out, bytes);
         return;
     }
     posix_spawn_file_actions_init(&fa);
@@ -108,8 +122,8 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
         pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     mtrace_close(fds[1]);
-    while (pid > 0 && got < OUT && mtrace_answered(fds[0], pid, tool)) {
-        if ((r = mtrace_read(fds[0], out + got, (size_t)(OUT - got))) > 0)
+    while (pid > 0 && (size_t)got < most && mtrace_answered(fds[0], pid, tool)) {
+        if ((r = mtrace_read(fds[0], out + got, most - (size_t)got)) > 0)
             got += r;
         else if (r == 0 || errno != EINTR)
             break;
@@ -123,11 +137,14 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
             snprintf(v[i].func, sizeof v[i].func, "%.*s", (int)sizeof v[i].func - 1, line);
         t = mtrace_take_line(t, end, line, sizeof line);
         if (strncmp(line, "??", 2) != 0 && line[0] != ':') {  /* "file:line (discriminator N)" */
-            const char *where = mtrace_relative(line);
-            snprintf(v[i].where, sizeof v[i].where, "%.*s", (int)strcspn(where, " "), where);
+            char *tail = strstr(line, " (discriminator ");
+            if (tail)
+                *tail = 0;
+            snprintf(v[i].path, sizeof v[i].path, "%s", line);
+            snprintf(v[i].where, sizeof v[i].where, "%s", mtrace_relative(line));
         }
     }
-    mtrace_unpages(out, OUT);
+    mtrace_unpages(out, bytes);
 }
 
 /* Names for the addresses a[0..n): mt.syms, sorted and unique. */
@@ -151,9 +168,10 @@ static void mtrace_symbolize(const uintptr_t *a, unsigned n)
     if (!*tool || mtrace_secure() || mt.addr2line_dead)
         return;
     mt.addr2line_until = mtrace_now_ms() + 5000;
-    for (i = 0; i < mt.nsyms; i = j) {      /* runs of one segment, 64 at most */
+    for (i = 0; i < mt.nsyms; i = j) {      /* runs of one segment, MTRACE_A2L_BATCH at most */
         int seg = mtrace_seg_in(mt.syms[i].addr, mt.nsegs);
-        for (j = i + 1, k = 1; j < mt.nsyms && k < 64 && mtrace_seg_in(mt.syms[j].addr, mt.nsegs) == seg; j++, k++)
+        for (j = i + 1, k = 1; j < mt.nsyms && k < MTRACE_A2L_BATCH && mtrace_seg_in(mt.syms[j].addr, mt.nsegs) == seg;
+             j++, k++)
             ;
         if (seg >= 0 && !mt.addr2line_dead)
             mtrace_addr2line(&mt.syms[i], j - i, &mt.segs[seg], tool);
@@ -177,7 +195,7 @@ static char *mtrace_put_caller(char *o, char *end, uintptr_t a)
         return o + snprintf(o, (size_t)(end - o), "%s: note: called from %s\n",
                             y->where[0] ? y->where : "<unknown>:0", y->func);
     return o + snprintf(o, (size_t)(end - o), "<unknown>:0: note: called from 0x%lx (in %.*s+0x%lx)\n",
-                        (unsigned long)a, MTRACE_NAMEMAX, seg >= 0 ? mt.segs[seg].path : "?",
+                        (unsigned long)a, MTRACE_NAMEMAX, seg >= 0 ? mtrace_relative(mt.segs[seg].path) : "?",
                         (unsigned long)(seg >= 0 ? a - mt.segs[seg].bias : a));
 }
 
@@ -253,4 +271,134 @@ static void mtrace_name_callers(void)
             mt.sites[i].line = mt.sites[mt.sites[i].parent].line;
         }
     mtrace_unpages(a, MTRACE_MAXCALLERS * sizeof *a);
+}
+
+/* Sites by file, then function, as the compiler named them. */
+static int mtrace_by_file(const void *a, const void *b)
+{
+    const struct mtrace_sitestat *x = &mt.sites[*(const unsigned *)a], *y = &mt.sites[*(const unsigned *)b];
+    int c = strcmp(x->file, y->file);
+    return c ? c : strcmp(x->func, y->func);
+}
+
+/* The end of the run of sites order[from..n) with the same file (and
+   function, when `func`). */
+static unsigned mtrace_run_end(const unsigned *order, unsigned from, unsigned n, int func)
+{
+    const struct mtrace_sitestat *s = &mt.sites[order[from]];
+    unsigned i;
+    for (i = from + 1; i < n; i++) {
+        const struct mtrace_sitestat *t = &mt.sites[order[i]];
+        if (strcmp(t->file, s->file) != 0 || (func && strcmp(t->func, s->func) != 0))
+            break;
+    }
+    return i;
+}
+
+/* A return address among the sites order[from..to) (one function of one
+   file) that addr2line can be asked about: 0 if none. */
+static uintptr_t mtrace_run_ret(const unsigned *order, unsigned from, unsigned to)
+{
+    for (; from < to; from++)
+        if (mt.sites[order[from]].ret && mtrace_seg_at_exit(mt.sites[order[from]].ret) >= 0)
+            return mt.sites[order[from]].ret;
+    return 0;
+}
+
+/* The calls to name for the sites order[0..n), sorted by file: one call
+   of each relative file first (its functions not asked about take their
+   path from it), then one of each of its functions, MTRACE_PLACE_ASKED
+   at most (addr2line's runs, a few, must stay within its 5 s). */
+static unsigned mtrace_place_asks(const unsigned *order, unsigned n, uintptr_t *a)
+{
+    unsigned i, j, na = 0, func;
+    for (func = 0; func < 2; func++)
+        for (i = 0; i < n && na < n && na < MTRACE_PLACE_ASKED; i = j) {
+            j = mtrace_run_end(order, i, n, (int)func);
+            if (mt.sites[order[i]].file[0] != '/' && (a[na] = mtrace_run_ret(order, i, j)))
+                na++;
+        }
+    return na;
+}
+
+/* `file`, a relative __FILE__, written as the reports write paths: it
+   is relative to the directory it was compiled in, which only the debug
+   information knows: addr2line's path for a call made in it (the sym
+   of `ret`) is that directory joined with it, so it ends with "/" +
+   file; made relative to ours (mtrace_relative).  0 if that does not
+   say it (no such call, no addr2line, no -g, another path). */
+static const char *mtrace_file_path(const char *file, uintptr_t ret)
+{
+    const struct mtrace_sym *y = ret ? mtrace_sym_of(ret) : 0;
+    const char *colon;
+    char path[sizeof y->path];
+    size_t n = strlen(file), m;
+    if (!y || !(colon = strrchr(y->path, ':')))
+        return 0;
+    m = (size_t)(colon - y->path);
+    if (m < n || memcmp(colon - n, file, n) != 0 || (m > n && y->path[m - n - 1] != '/'))
+        return 0;
+    snprintf(path, sizeof path, "%.*s", (int)m, y->path);
+    return mtrace_keep_name(mtrace_relative(path));
+}
+
+/* The sites order[from..to) of one file, by function, written as the
+   reports write paths: an absolute file made relative; a relative one
+   by a call of the same function (mtrace_file_path), or else, when the
+   functions that made one agree, as they have it (a wrapper's site,
+   MTRACE_ALLOC_FN, and the annotations' make no call of their own).
+   named[k - from]: order[k] has its path. */
+static void mtrace_place_file(const unsigned *order, unsigned from, unsigned to, char *named)
+{
+    const char *file = mt.sites[order[from]].file, *path, *agreed = 0;
+    unsigned i, j, k;
+    int conflict = 0;
+    for (i = from; i < to; i = j) {
+        j = mtrace_run_end(order, i, to, 1);
+        path = file[0] == '/' ? mtrace_relative(file) : mtrace_file_path(file, mtrace_run_ret(order, i, j));
+        if (!path)
+            continue;
+        conflict |= agreed && strcmp(agreed, path) != 0;
+        agreed = agreed ? agreed : path;
+        for (k = i; k < j; k++) {
+            mt.sites[order[k]].file = path;
+            named[k - from] = 1;
+        }
+    }
+    for (k = from; agreed && !conflict && k < to; k++)
+        if (!named[k - from])
+            mt.sites[order[k]].file = agreed;
+}
+
+/* Every path of the exit report written one way (issue 36): the sites'
+   files as the compiler named them (__FILE__: "a.c" compiled inside
+   src/, "/abs/src/b.c" by CMake), as addr2line's names of the call
+   stacks and of the sites named by their caller are written
+   (mtrace_relative).  Once the trace's tail is out (its "@" records keep
+   __FILE__ as given), before the reports; the tables are frozen.
+   addr2line is asked once per function of a file, not once per site. */
+static void mtrace_place_sites(void)
+{
+    unsigned *order, i, j, n = 0, na;
+    uintptr_t *a;
+    char *named;
+    size_t bytes = (size_t)mt.nsites * (sizeof *a + sizeof *order + 1);
+    if (mt.nsites < 2 || !(a = (uintptr_t *)mtrace_pages(bytes)))
+        return;
+    order = (unsigned *)(a + mt.nsites);
+    named = (char *)(order + mt.nsites);
+    for (i = 1; i < mt.nsites; i++)
+        if (!mt.sites[i].parent && !mt.sites[i].renamed)
+            order[n++] = i;
+    qsort(order, n, sizeof *order, mtrace_by_file);
+    if ((na = mtrace_place_asks(order, n, a)) > 0)
+        mtrace_symbolize(a, na);
+    for (i = 0; i < n; i = j) {
+        j = mtrace_run_end(order, i, n, 0);
+        mtrace_place_file(order, i, j, named + i);
+    }
+    for (i = 1; i < mt.nsites; i++)     /* the stacks, as their sites */
+        if (mt.sites[i].parent)
+            mt.sites[i].file = mt.sites[mt.sites[i].parent].file;
+    mtrace_unpages(a, bytes);
 }

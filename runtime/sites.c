@@ -71,6 +71,21 @@ static const char *mtrace_keep_name(const char *s)
     return copy;
 }
 
+/* The return address of the call under way on this thread, if it is
+   site d's first (callers.c, mtrace_first_call); else 0. */
+static uintptr_t mtrace_first_ret(const struct mtrace_site *d)
+{
+    return mtrace_pending.first == d ? mtrace_pending.first_ret : 0;
+}
+
+/* d's index is i (atomic: mtrace_named reads it without the lock). */
+static unsigned mtrace_site_is(struct mtrace_site *d, unsigned i, int pool)
+{
+    if (!pool)
+        __atomic_store_n(&d->index, i, __ATOMIC_RELAXED);
+    return i;
+}
+
 /* The index of a call site, given on its first call.  Descriptors of the
    same function, file and line (a static inline function in a header, seen
    from several files) share one index.  0 if the table cannot grow. */
@@ -83,8 +98,11 @@ static unsigned mtrace_site_register(struct mtrace_site *d, int pool)
     mask = mt.nsitehash - 1;
     for (h = mtrace_site_hash(d->func, d->file, d->line, pool); (i = mt.sitehash[h & mask]); h++) {
         struct mtrace_sitestat *s = &mt.sites[i];
-        if (s->line == d->line && s->pool == pool && !strcmp(s->func, d->func) && !strcmp(s->file, d->file))
-            return pool ? i : (d->index = i);
+        if (s->line == d->line && s->pool == pool && !strcmp(s->func, d->func) && !strcmp(s->file, d->file)) {
+            if (!s->ret)        /* made by a call that did not say where it was */
+                s->ret = mtrace_first_ret(d);
+            return mtrace_site_is(d, i, pool);
+        }
     }
     i = mt.nsites;
     memset(&mt.sites[i], 0, sizeof mt.sites[i]);
@@ -94,9 +112,10 @@ static unsigned mtrace_site_register(struct mtrace_site *d, int pool)
         return 0;
     mt.sites[i].line = d->line;
     mt.sites[i].pool = pool;
+    mt.sites[i].ret = mtrace_first_ret(d);
     mt.sitehash[h & mask] = i;
     mt.nsites++;
-    return pool ? i : (d->index = i);
+    return mtrace_site_is(d, i, pool);
 }
 
 static MTRACE_HOT unsigned mtrace_site_index(struct mtrace_site *d)

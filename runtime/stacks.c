@@ -2,17 +2,20 @@
 /* runtime/stacks.c - call stacks (MTRACE_DEPTH).
 
    Owns: the executable segments of the loaded modules (which hold traced
-   code with frame pointers), this thread's stack bounds, the walk of a
-   traced call's callers, and the stack entries of the site table (a site
-   called through a distinct chain is an entry of its own).
+   code with frame pointers), the modules whose build said they keep
+   frame pointers (mtrace_frames_here), this thread's stack bounds, the
+   walk of a traced call's callers, and the stack entries of the site
+   table (a site called through a distinct chain is an entry of its own).
    May call: runtime/state.c, out.c, sites.c.
 
    The callers of a traced call are found by following frame pointers,
    which costs a load per frame.  A frame pointer is only a register
    convention: code built without it leaves anything there.  So a frame is
    followed only inside segments known to hold traced code compiled with
-   frame pointers (a site whose file says so marks its segment); the first
-   return address outside them is kept, truthfully, and the walk stops. */
+   frame pointers (its build says so: each module so built registers
+   itself, mtrace_frames_here; MTRACE_FRAME_POINTERS=1 says it for the
+   modules of calls no macro announced); the first return address outside
+   them is kept, truthfully, and the walk stops. */
 
 /* Is p on the calling thread's stack?  The bounds are asked once per
    thread; only pointers mtrace does not know get here (two compares). */
@@ -81,11 +84,23 @@ static const char *mtrace_exe_path(void)
     return mt.exe;
 }
 
+/* Marks the segments [from, to) that hold the address of a module whose
+   build said it keeps frame pointers (mtrace_frames_here). */
+static void mtrace_frames_mark(unsigned from, unsigned to)
+{
+    unsigned i, k;
+    uintptr_t a;
+    for (i = 0; i < MTRACE_MAXFRAMED && (a = __atomic_load_n(&mt.framed[i], __ATOMIC_SEQ_CST)); i++)
+        for (k = from; k < to; k++)
+            if (a >= mt.segs[k].lo && a < mt.segs[k].hi)
+                __atomic_store_n(&mt.segs[k].traced, 1, __ATOMIC_RELAXED);
+}
+
 /* Adds the executable segments of q's module that are new (lock held). */
 static void mtrace_seg_add(const struct mtrace_seg_query *q, int traced)
 {
     const char *path = 0;
-    unsigned k, n = mt.nsegs;
+    unsigned k, n = mt.nsegs, first = n;
     int i;
     for (k = 0; k < q->n; k++) {
         if ((i = mtrace_seg_in(q->lo[k], n)) >= 0 && mt.segs[i].lo == q->lo[k] && mt.segs[i].bias == q->bias) {
@@ -105,7 +120,33 @@ static void mtrace_seg_add(const struct mtrace_seg_query *q, int traced)
         mt.segs[n].traced = traced;
         n++;
     }
-    __atomic_store_n(&mt.nsegs, n, __ATOMIC_RELEASE);
+    __atomic_store_n(&mt.nsegs, n, __ATOMIC_SEQ_CST);
+    mtrace_frames_mark(first, n);
+}
+
+/* A module's build says that it keeps frame pointers: mtrace.h gives each
+   file so built a constructor that passes the address of a function, one
+   per module (weak and hidden), so that MTRACE_DEPTH walks through all of
+   its code, the callers of calls no macro announced too (a program built
+   wholly with MTRACE_NO_MACROS), with nothing to set at run time.  Kept
+   in a table of the state, with no allocation: it may come before the
+   tracer starts, or from a plugin's constructor while threads run.  A
+   segment already known is marked here, one learned later when it is
+   added (mtrace_seg_add): each side stores first, then reads the other's
+   (sequentially consistent), so one of them sees the other. */
+MTRACE_API void mtrace_frames_here(void (*code)(void))
+{
+    uintptr_t a = (uintptr_t)code, seen;
+    unsigned i;
+    int k;
+    for (i = 0; i < MTRACE_MAXFRAMED; i++) {
+        seen = 0;
+        if (__atomic_compare_exchange_n(&mt.framed[i], &seen, a, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+            || seen == a)
+            break;              /* (a full table: the known segments only) */
+    }
+    if ((k = mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_SEQ_CST))) >= 0)
+        __atomic_store_n(&mt.segs[k].traced, 1, __ATOMIC_RELAXED);
 }
 
 /* Asks the loader for the module holding address a and adds its
@@ -149,6 +190,23 @@ static int mtrace_seg_of(uintptr_t a)
         return i;
     mtrace_seg_learn(a, 0);
     return mtrace_seg_in(a, __atomic_load_n(&mt.nsegs, __ATOMIC_ACQUIRE));
+}
+
+/* The segment of code address a, at exit: -1 if a is in no module, or
+   the table is full.  A module not seen yet is learned without the lock:
+   the tables are the reporting thread's once the state is DONE (another
+   thread adds segments only under the lock, the state READY). */
+static int mtrace_seg_at_exit(uintptr_t a)
+{
+    struct mtrace_seg_query q;
+    int i = mtrace_seg_in(a, mt.nsegs);
+    if (i >= 0 || !mtrace_segs_on())
+        return i;
+    memset(&q, 0, sizeof q);
+    q.addr = a;
+    if (mtrace_modules(mtrace_seg_match, &q))
+        mtrace_seg_add(&q, 0);
+    return mtrace_seg_in(a, mt.nsegs);
 }
 
 /* Site d's file keeps frame pointers: so does its module's code (mtrace-cc

@@ -53,12 +53,13 @@ check "a missing suppression file: the program unchanged (output, status 1 for i
 # --- the memory budget
 printf 'fun:vendor_*\nsrc:cache.c:16\n' > "$TMP/all"
 run budget 3 MTRACE_SUPPRESS=all MTRACE_MAX_HEAP=8K
-cat > "$TMP/budget.expected" <<'EOT'
+# (compiled in tests/ci, run in $TMP: the report's paths are absolute)
+cat > "$TMP/budget.expected" <<EOT
 *** MTRACE: 310 bytes in 2 blocks suppressed
 *** MTRACE: error: peak traced memory 8300 bytes exceeds the budget of 8K (at record 2)
-cache.c:11: note: 5000 bytes held here at the peak (in main)
-cache.c:12: note: 3000 bytes held here at the peak (in main)
-vendor.h:5: note: 300 bytes held here at the peak (in vendor_cache)
+$TOP/tests/ci/cache.c:11: note: 5000 bytes held here at the peak (in main)
+$TOP/tests/ci/cache.c:12: note: 3000 bytes held here at the peak (in main)
+$TOP/tests/ci/vendor.h:5: note: 300 bytes held here at the peak (in vendor_cache)
 EOT
 same "over the budget: the peak, its record, the three sites that held most" "$TMP/budget.expected" "$TMP/budget.err"
 check "over the budget: exit status 1" rc budget 1

@@ -225,8 +225,8 @@ fi
 
 # --- without addr2line the frames are named by module and offset
 MTRACE_ADDR2LINE= MTRACE_DEPTH=8 MTRACE=na.trace ./helpers 2> na.err
-check "no addr2line: each caller as module+offset" \
-    sh -c "grep -qE '^<unknown>:0: note: called from 0x[0-9a-f]+ \\(in $TMP/helpers\\+0x[0-9a-f]+\\)\$' na.err"
+check "no addr2line: each caller as module+offset (the module's path as the report's others: relative)" \
+    sh -c "grep -qE '^<unknown>:0: note: called from 0x[0-9a-f]+ \\(in helpers\\+0x[0-9a-f]+\\)\$' na.err"
 
 # --- a hostile directory name reaches addr2line as one argument, no shell
 EVIL="$TMP/a \$(touch pwned) 'q\`touch pwned2\`"
@@ -267,7 +267,8 @@ MTRACE_DEPTH=4 MTRACE=fp.trace ./fnptr 2> fp.err
 grep -A1 'fnptr.c:14: error' fp.err > fp.got
 printf 'fnptr.c:14: error: 1000 bytes in 1 block leaked here (in node)\nfnptr.c:28: note: called from main\n' > fp.expected
 nasan same "through a pointer, MTRACE_DEPTH=4: the caller under the place" fp.expected fp.got
-nasan check "through a pointer, MTRACE_DEPTH=4: the stack names main" test "$(names fp.trace 1)" = main
+nasan check "through a pointer, MTRACE_DEPTH=4: the stack names main, then the C library's start" \
+    test "$(names fp.trace 1)" = "main __libc_start_call_main"
 
 # --- leak records that read the same are one: a wrapper's two malloc
 #     lines, both charged past MTRACE_ALLOC_FN to one call in make()
@@ -301,12 +302,14 @@ if command -v addr2line > /dev/null; then
     same "MTRACE_ALLOC_FN: two sites charged to one place and stack, one record" tw.expected tw.got
 fi
 
-# --- a program built wholly with MTRACE_NO_MACROS (Redis so built): the
-#     first caller always; the next ones with MTRACE_FRAME_POINTERS=1, the
-#     user's word that its modules keep frame pointers
+# --- a program built wholly with MTRACE_NO_MACROS (Redis so built): its
+#     build said that it keeps frame pointers (mtrace.h registers each
+#     module so built, issue 36), so the callers come up to main with
+#     nothing set at run time; MTRACE_FRAME_POINTERS=1 is the user's word
+#     for a module built otherwise
 cat > nomac.c <<'EOT'
 #include <stdlib.h>
-void *keep;
+void *volatile keep;                    /* (kept at -O2) */
 static __attribute__((noinline)) void *inner(size_t n)
 {
     void *p = malloc(n);                /* CALL */
@@ -329,17 +332,131 @@ EOT
 if command -v addr2line > /dev/null; then
     build nomac -DMTRACE_NO_MACROS
     l() { grep -n "$1" nomac.c | cut -d: -f1; }
+    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here\n' "$(l CALL)" > nm0.expected
+    printf 'nomac.c:%d: note: called from middle\nnomac.c:%d: note: called from main\n' \
+        "$(l INNER)" "$(l MIDDLE)" | cat nm0.expected - > nm1.expected
     MTRACE_DEPTH=8 MTRACE=nm1.trace ./nomac 2> nm1.err
-    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here (in inner)\nnomac.c:%d: note: called from middle\n' \
-        "$(l CALL)" "$(l INNER)" > nm1.expected
     grep -E 'error:|note:' nm1.err > nm1.got
-    same "all MTRACE_NO_MACROS, MTRACE_DEPTH=8: the first caller, none guessed beyond" nm1.expected nm1.got
-    MTRACE_DEPTH=8 MTRACE_FRAME_POINTERS=1 MTRACE=nm2.trace ./nomac 2> nm2.err
-    printf 'nomac.c:%d: note: called from main\n' "$(l MIDDLE)" >> nm1.expected
+    same "all MTRACE_NO_MACROS, -O0 (frame pointers implied), MTRACE_DEPTH=8: up to main" nm1.expected nm1.got
+    # -O2 with frame pointers, not said (-DMTRACE_FRAME_POINTERS missing)
+    $CC $CFLAGS_T -O2 -fno-omit-frame-pointer -DMTRACE=1 -DMTRACE_NO_MACROS $LIB nomac.c -o nomac-o2 $LINK
+    MTRACE_DEPTH=8 MTRACE=nm2.trace ./nomac-o2 2> nm2.err
     grep -E 'error:|note:' nm2.err > nm2.got
-    same "... with MTRACE_FRAME_POINTERS=1: up to main" nm1.expected nm2.got
-    MTRACE_DEPTH=8 MTRACE_FRAME_POINTERS=yes MTRACE=nm3.trace ./nomac 2> nm3.err
-    has "MTRACE_FRAME_POINTERS=yes: one warning" nm3.err "MTRACE_FRAME_POINTERS=yes is not 1"
+    same "... built without saying it keeps frame pointers: no caller guessed" nm0.expected nm2.got
+    MTRACE_DEPTH=8 MTRACE_FRAME_POINTERS=1 MTRACE=nm3.trace ./nomac-o2 2> nm3.err
+    grep -E 'error:|note:' nm3.err > nm3.got
+    same "... with MTRACE_FRAME_POINTERS=1: up to main" nm1.expected nm3.got
+    MTRACE_DEPTH=8 MTRACE_FRAME_POINTERS=yes MTRACE=nm4.trace ./nomac 2> nm4.err
+    has "MTRACE_FRAME_POINTERS=yes: one warning" nm4.err "MTRACE_FRAME_POINTERS=yes is not 1"
+fi
+
+# --- the same in three files with three callers between the allocation
+#     and main (tests/depth/nm*.c), built as projects build: mtrace-cc,
+#     the one-line use, a shared library (-fvisibility=hidden), a plugin,
+#     a static link.  The whole chain by default (before issue 36: one
+#     caller without MTRACE_FRAME_POINTERS=1)
+MCC="env MTRACE_CC=$CC $TOP/mtrace-cc $CFLAGS_T -DMTRACE_NO_MACROS"
+at() { echo "$1:$(grep -n "$2" "$1" | cut -d: -f1)"; }
+# chain MAIN_PLACE: the leak record of nm_leaf's 100 bytes, main at MAIN_PLACE
+chain() {
+    printf '%s: error: 100 bytes in 1 block leaked here\n' "$(at nmleaf.c LEAF)"
+    printf '%s: note: called from %s\n' "$(at nmmid.c INNER)" nm_inner "$(at nmmid.c OUTER)" nm_outer \
+        "$(at nmmid.c API)" nm_api "$1" main
+}
+# record NAME CMD...: runs CMD with MTRACE_DEPTH=8 (trace NAME.trace), the
+# leak records of its stderr in NAME.got
+record() { local n=$1; shift; MTRACE_DEPTH=8 MTRACE=$n.trace "$@" 2> $n.err; grep -E 'error:|note:' $n.err > $n.got; }
+if command -v addr2line > /dev/null; then
+    chain "$(at nmmain.c MAIN)" > chain.expected
+    $MCC -c nmleaf.c && $MCC -c nmmid.c && $MCC -c nmmain.c && $MCC nmleaf.o nmmid.o nmmain.o -o nmcc
+    record nmcc ./nmcc
+    same "mtrace-cc, all MTRACE_NO_MACROS, 3 files: the whole chain up to main" chain.expected nmcc.got
+    check "... in the trace's stack too (nm_leaf's caller first)" \
+        test "$(names nmcc.trace 1)" = "nm_inner nm_outer nm_api main __libc_start_call_main"
+    $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_NO_MACROS -include "$TOP/mtrace.h" nmleaf.c nmmid.c nmmain.c -o nmone
+    record nmone ./nmone
+    same "one-line use (-O0), all MTRACE_NO_MACROS: the whole chain" chain.expected nmone.got
+    $MCC -fPIC -shared -fvisibility=hidden nmleaf.c nmmid.c -o libnm.so && \
+        $MCC nmmain.c -o nmshared -L. -Wl,-rpath,"$TMP" -lnm
+    record nmshared ./nmshared
+    same "shared library (-fvisibility=hidden): the chain through it and into the program" chain.expected nmshared.got
+    $MCC nmplug.c -o nmplug -ldl
+    record nmplug ./nmplug "$TMP/libnm.so"
+    chain "$(at nmplug.c PLUGIN)" > plug.expected
+    same "dlopen'd plugin: the chain through it and into the program" plug.expected nmplug.got
+    if [ -z "$ASAN" ] && $MCC -static nmleaf.c nmmid.c nmmain.c -o nmstatic 2> /dev/null; then
+        record nmstatic ./nmstatic
+        same "static link: the whole chain" chain.expected nmstatic.got
+    fi
+    # a library built without frame pointers: nothing walked through it
+    $CC $CFLAGS_T -O2 -fomit-frame-pointer -fPIC -shared -DMTRACE=1 -DMTRACE_NO_MACROS $LIB nofp.c -o libnofp.so $LINK && \
+        $MCC nofpmain.c -o nofpmain -L. -Wl,-rpath,"$TMP" -lnofp
+    record nofp ./nofpmain
+    { printf '%s: error: 64 bytes in 1 block leaked here\n' "$(at nofp.c NOFP)"
+      printf '%s: error: 32 bytes in 1 block leaked here\n' "$(at nofpmain.c BACK)"
+      printf '%s: note: called from nofp_call\n' "$(at nofp.c CALLBACK)"; } > nofp.expected
+    same "no frame pointers (-O2 -fomit-frame-pointer): its allocation without a caller guessed; a walk from the program stops at its frame" \
+        nofp.expected nofp.got
+fi
+
+# --- paths (issue 36): a program built inside src/ as Redis is (a.c with
+#     the macros, b.c with MTRACE_NO_MACROS, c.c by its absolute path as
+#     CMake compiles) writes every path of its report one way: relative to
+#     the directory it runs in when they lie below it, else absolute (the
+#     sites' __FILE__ too, "a.c" and "/.../src/c.c", not only addr2line's)
+if command -v addr2line > /dev/null; then
+    P=$TMP/paths && mkdir -p "$P/src" "$P/elsewhere" && cp "$TOP"/tests/depth/paths/*.c "$P/src/"
+    MC="env MTRACE_CC=$CC $TOP/mtrace-cc $CFLAGS_T"
+    (cd "$P/src" && $MC -c a.c && $MC -DMTRACE_NO_MACROS -c b.c && $MC -c "$P/src/c.c" && $MC a.o b.o c.o -o prog)
+    (cd "$P/src" && $CC $CFLAGS_T -O0 -DMTRACE=1 -include "$TOP/mtrace.h" a.c "$P/src/c.c" -c && \
+        $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_NO_MACROS -include "$TOP/mtrace.h" -c b.c && $CC a.o b.o c.o -o prog1)
+    # expect PREFIX: the summary's rows, then the leak records with their callers
+    line() { grep -nF "$2" "$P/src/$1" | cut -d: -f1; }
+    expect() {
+        printf '%s %s%s:%s\n' c_alloc "$1" c.c "$(line c.c '/* C */')" b_alloc "$1" b.c "$(line b.c '/* B */')" fill "$1" a.c "$(line a.c '/* A */')"
+        printf '%s%s:%s: error: %s bytes in 1 block leaked here\n' "$1" c.c "$(line c.c '/* C */')" 30 "$1" b.c "$(line b.c '/* B */')" 20 \
+            "$1" a.c "$(line a.c '/* A */')" 10
+    }
+    expect_stacks() {
+        printf '%s %s%s:%s\n' c_alloc "$1" c.c "$(line c.c '/* C */')" b_alloc "$1" b.c "$(line b.c '/* B */')" fill "$1" a.c "$(line a.c '/* A */')"
+        printf '%sc.c:%s: error: 30 bytes in 1 block leaked here\n' "$1" "$(line c.c '/* C */')"
+        printf '%sa.c:%s: note: called from %s\n' "$1" "$(line a.c FILL_C)" fill "$1" "$(line a.c MAIN)" main
+        printf '%sb.c:%s: error: 20 bytes in 1 block leaked here\n' "$1" "$(line b.c '/* B */')"
+        printf '%sa.c:%s: note: called from %s\n' "$1" "$(line a.c FILL_B)" fill "$1" "$(line a.c MAIN)" main
+        printf '%sa.c:%s: error: 10 bytes in 1 block leaked here\n' "$1" "$(line a.c '/* A */')"
+        printf '%sa.c:%s: note: called from main\n' "$1" "$(line a.c MAIN)"
+    }
+    # report ERR: the summary's function and file columns, then the records
+    report() {
+        awk '/^ max bytes/ { on = 1; next } /^\*\*\*/ { on = 0 } on { print $3, $4 }' "$1"
+        grep -E 'error:|note:' "$1"
+    }
+    # run NAME DIR PROG [VAR=value...]: PROG run in DIR, its report in NAME.got
+    run() {
+        local n=$1 d=$2 prog=$3; shift 3
+        (cd "$d" && env MTRACE="$TMP/$n.trace" MTRACE_REPORT="$TMP/$n.json" "$@" "$prog" 2> "$TMP/$n.err")
+        report "$TMP/$n.err" > "$TMP/$n.got"
+    }
+    expect src/ > paths.expected
+    run pa "$P" src/prog
+    same "paths: built in src/, run above it: every path of the summary and the leaks as src/FILE" paths.expected pa.got
+    expect_stacks src/ > pathst.expected
+    run pas "$P" src/prog MTRACE_DEPTH=8
+    same "... with MTRACE_DEPTH=8: the sites and their callers alike" pathst.expected pas.got
+    printf '"file": "src/%s"\n' a.c b.c c.c > json.expected
+    grep -o '"file": "[^"]*"' pas.json | sort -u > json.got
+    same "... the JSON report's files (sites, leaks, callers) alike" json.expected json.got
+    run pa1 "$P" src/prog1 MTRACE_DEPTH=8
+    same "... the one-line use alike" pathst.expected pa1.got
+    expect '' > inside.expected
+    run pin "$P/src" ./prog
+    same "paths: run inside src/: a.c, b.c, c.c" inside.expected pin.got
+    expect_stacks "$P/src/" > away.expected
+    run paw "$P/elsewhere" ../src/prog MTRACE_DEPTH=8
+    same "paths: run from a directory that does not hold them: absolute paths" away.expected paw.got
+    run pna "$P" src/prog MTRACE_ADDR2LINE=
+    has "paths: without addr2line, a relative __FILE__ stays as compiled (a documented limit)" pna.got "fill a.c:$(line a.c '/* A */')"
+    has "... and an absolute one is still made relative" pna.got "c_alloc src/c.c:$(line c.c '/* C */')"
 fi
 
 finish

@@ -139,9 +139,23 @@ def parse_kinds(text):
 
 # --- the call sites, read from driver.c -------------------------------------
 
+SOURCE_DIR = None      # where driver.c is compiled (run.sh: in its own directory)
+
+
+def report_path(path, cwd):
+    """A source path as the exit report writes it (README, doc/limits.md):
+    relative to the directory the program runs in when it lies below it,
+    else absolute.  The trace and the reports made while the program runs
+    (double frees) keep __FILE__ as the compiler got it."""
+    path, cwd = os.path.abspath(path), os.path.abspath(cwd)
+    return path[len(cwd) + 1:] if path.startswith(cwd.rstrip('/') + '/') else path
+
+
 def read_sites(driver_c, file_name='driver.c'):
     """{marker: (function, file, line)} from the `/* SITE marker */`
     comments: the function is the last `static ... name(` line above."""
+    global SOURCE_DIR
+    SOURCE_DIR = os.path.dirname(os.path.abspath(driver_c))
     sites, func = {}, None
     with open(driver_c) as f:
         for n, line in enumerate(f, 1):
@@ -358,6 +372,19 @@ class Model:
     def line(self, marker, what):
         place, func = self.where(marker)
         return '%s: %s (in %s)' % (place, what, func)
+
+    def exit_site(self, marker):
+        """(function, file, line) as the exit report writes them: the
+        program runs in its trace's directory, driver.c was compiled in
+        its own."""
+        func, file, line = self.sites[marker]
+        if SOURCE_DIR and self.trace_path:
+            file = report_path(os.path.join(SOURCE_DIR, file), os.path.dirname(self.trace_path))
+        return func, file, line
+
+    def exit_where(self, marker):
+        func, file, line = self.exit_site(marker)
+        return '%s:%d' % (file, line), func
 
     # -- the heap
     def allocate(self, op, slot, size, record='+', marker=None):
@@ -610,7 +637,7 @@ class Model:
         acct, merged = self.acct, {}
         for s in acct.order:
             if acct.live[s] > 0:
-                func, file, line = self.sites[s]
+                func, file, line = self.exit_site(s)
                 r = merged.setdefault((file, line, func), [0, 0, []])
                 r[0] += acct.live[s]
                 r[1] += acct.blocks[s]
@@ -627,14 +654,14 @@ class Model:
         if ranked:
             lines.append(' max bytes    blocks                function   file')
             for s in ranked[:20]:
-                place, func = self.where(s)
+                place, func = self.exit_where(s)
                 lines.append('%10d%10d%24s   %s' % (acct.peaks[s], acct.peak_blocks[s], func, place))
             if len(ranked) > 20:
                 lines.append('%10s   (%d more sites)' % ('...', len(ranked) - 20))
         calls, temporary = sum(acct.allocs.values()), sum(acct.temporary.values())
         if temporary >= 10 and temporary * 100 > calls * 10:     # README: over 10%, at least 10
             top = acct.ranked(acct.temporary, self.ties['temporary'])[0]
-            place, func = self.where(top)
+            place, func = self.exit_where(top)
             lines.append('*** MTRACE: %d of %d allocations (%.1f%%) were temporary (freed before any other '
                          'allocation), %d of them at %s (in %s)' % (temporary, calls, 100.0 * temporary / calls,
                                                                    acct.temporary[top], place, func))
@@ -686,7 +713,7 @@ class Model:
         at_peak = acct.bytes_at_peak()
         sites = []
         for s in acct.ranked(acct.peaks, self.ties['sites']):
-            func, file, line = self.sites[s]
+            func, file, line = self.exit_site(s)
             sites.append({'function': func, 'file': file, 'line': line, 'allocations': acct.allocs[s],
                           'calls': acct.allocs[s], 'total_bytes': acct.total_bytes[s],
                           'temporary': acct.temporary[s], 'peak_blocks': acct.peak_blocks[s],
@@ -1223,7 +1250,7 @@ def compare_sites(want, got):
 def follow_ties(model, run, sites):
     """Tells the model the program's order of the sites in the summary's
     rows, the leak errors and the JSON's sites (see Accounts.ranked)."""
-    marker = {'%s:%d' % (f, l): m for m, (_, f, l) in sites.items()}
+    marker = {'%s:%d' % model.exit_site(m)[1:]: m for m in sites}     # (as the exit report writes them)
     rows = re.findall(r'^ *\d+ +\d+ +\S+   (\S+:\d+)$', run.stderr, re.M)
     temporary = re.findall(r'^\*\*\* MTRACE: .* were temporary .* at (\S+:\d+) \(in \S+\)$', run.stderr, re.M)
     try:
