@@ -154,11 +154,15 @@ static void mtrace_fork_child(void)
     mtrace_inherit(&mt.heap);
     mtrace_inherit(&mt.pool);
     mtrace_grow_dir(&mt.heap);
-    for (i = 1; i < mt.nsites; i++) {
+    for (i = 1; i < mt.nsites; i++) {   /* every figure the child counts, from 0 */
         mt.sites[i].id = 0;
         mt.sites[i].live = mt.sites[i].peak = mt.sites[i].allocs = mt.sites[i].nlive = 0;
+        mt.sites[i].peak_blocks = mt.sites[i].total_bytes = mt.sites[i].temporary = 0;
         mt.sites[i].at_peak = mt.sites[i].seen = 0;
     }
+    mt.temporary = 0;
+    mt.newest = 0;
+    memset(mt.sizes, 0, sizeof mt.sizes);
     mt.nids = mt.nsids = 0;
     for (i = 0; i < mt.nsegs; i++)
         mt.segs[i].written = 0;

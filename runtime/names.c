@@ -327,19 +327,26 @@ static unsigned mtrace_place_asks(const unsigned *order, unsigned n, uintptr_t *
    of `ret`) is that directory joined with it, so it ends with "/" +
    file; made relative to ours (mtrace_relative).  0 if that does not
    say it (no such call, no addr2line, no -g, another path). */
-static const char *mtrace_file_path(const char *file, uintptr_t ret)
+static const char *mtrace_path_of(const char *file, uintptr_t ret, char *path, size_t room)
 {
     const struct mtrace_sym *y = ret ? mtrace_sym_of(ret) : 0;
     const char *colon;
-    char path[sizeof y->path];
     size_t n = strlen(file), m;
     if (!y || !(colon = strrchr(y->path, ':')))
         return 0;
     m = (size_t)(colon - y->path);
     if (m < n || memcmp(colon - n, file, n) != 0 || (m > n && y->path[m - n - 1] != '/'))
         return 0;
-    snprintf(path, sizeof path, "%.*s", (int)m, y->path);
-    return mtrace_keep_name(mtrace_relative(path));
+    snprintf(path, room, "%.*s", (int)m, y->path);
+    return mtrace_relative(path);
+}
+
+/* The same, kept in the tracer's pages (lock held, or the tables frozen). */
+static const char *mtrace_file_path(const char *file, uintptr_t ret)
+{
+    char path[sizeof mt.syms->path];
+    const char *p = mtrace_path_of(file, ret, path, sizeof path);
+    return p ? mtrace_keep_name(p) : 0;
 }
 
 /* The sites order[from..to) of one file, by function, written as the

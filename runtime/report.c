@@ -7,14 +7,34 @@
    May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c, trace.c, blocks.c,
    ci.c, reach.c, names.c, leaks.c. */
 
-/* A place of a double-free report, copied under the lock. */
-struct mtrace_place { const char *file, *func; int line; };
+/* A place of a double-free report, copied under the lock: its site's
+   first call's return address too, whose name says how the exit report
+   will write the file (mtrace_place_path). */
+struct mtrace_place { const char *file, *func; int line; uintptr_t ret; char path[256]; };
 
 static void mtrace_get_place(struct mtrace_place *p, unsigned site)
 {
     p->file = site ? mt.sites[site].file : "<unknown>";
     p->func = site ? mt.sites[site].func : "?";
     p->line = site ? mt.sites[site].line : 0;
+    p->ret = site && p->file[0] != '/' ? mt.sites[site].ret : 0;
+}
+
+/* The place's file written as every path of a report is (names.c,
+   mtrace_place_sites), once its return address has a name: the program
+   may go on after a bad free (MTRACE_DOUBLE_FREE=continue), and its
+   exit report would write the same place another way. */
+static void mtrace_place_path(struct mtrace_place *p)
+{
+    const char *named = p->file[0] == '/' ? mtrace_relative(p->file)
+                        : mtrace_path_of(p->file, p->ret, p->path, sizeof p->path);
+    if (named && named != p->path) {     /* (it may lie in p->path: moved) */
+        size_t n = strnlen(named, sizeof p->path - 1);
+        memmove(p->path, named, n);
+        p->path[n] = 0;
+    }
+    if (named)
+        p->file = p->path;
 }
 
 static char *mtrace_put_place(char *o, char *end, const struct mtrace_place *p, const char *kind, const char *what)
@@ -59,7 +79,7 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
     char msg[3 * MTRACE_NAMEMAX + 3 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
     struct mtrace_place place[3];
     struct mtrace_chain chain[3];
-    uintptr_t addrs[3 * MTRACE_MAXDEPTH];
+    uintptr_t addrs[3 * MTRACE_MAXDEPTH + 3];
     unsigned i, n = 0;
     mtrace_get_place(&place[0], mtrace_site_index(by));
     mtrace_get_place(&place[1], alloc);
@@ -78,9 +98,13 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
     for (i = 0; i < 3; i++) {
         memcpy(addrs + n, chain[i].ret, chain[i].n * sizeof *addrs);
         n += chain[i].n;
+        if (place[i].ret && mtrace_segs_on() && mtrace_seg_of(place[i].ret) >= 0)
+            addrs[n++] = place[i].ret;      /* (its module known: addr2line can be asked) */
     }
     if (n)
         mtrace_symbolize(addrs, n);
+    for (i = 0; i < 3; i++)
+        mtrace_place_path(&place[i]);
     o = mtrace_put_bad_place(o, end, &place[0], "error", what, &chain[0]);
     if (alloc)
         o = mtrace_put_bad_place(o, end, &place[1], "note", "the block was allocated here", &chain[1]);

@@ -332,7 +332,7 @@ EOT
 if command -v addr2line > /dev/null; then
     build nomac -DMTRACE_NO_MACROS
     l() { grep -n "$1" nomac.c | cut -d: -f1; }
-    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here\n' "$(l CALL)" > nm0.expected
+    printf 'nomac.c:%d: error: 100 bytes in 1 block leaked here (in inner)\n' "$(l CALL)" > nm0.expected
     printf 'nomac.c:%d: note: called from middle\nnomac.c:%d: note: called from main\n' \
         "$(l INNER)" "$(l MIDDLE)" | cat nm0.expected - > nm1.expected
     MTRACE_DEPTH=8 MTRACE=nm1.trace ./nomac 2> nm1.err
@@ -359,7 +359,7 @@ MCC="env MTRACE_CC=$CC $TOP/mtrace-cc $CFLAGS_T -DMTRACE_NO_MACROS"
 at() { echo "$1:$(grep -n "$2" "$1" | cut -d: -f1)"; }
 # chain MAIN_PLACE: the leak record of nm_leaf's 100 bytes, main at MAIN_PLACE
 chain() {
-    printf '%s: error: 100 bytes in 1 block leaked here\n' "$(at nmleaf.c LEAF)"
+    printf '%s: error: 100 bytes in 1 block leaked here (in nm_leaf)\n' "$(at nmleaf.c LEAF)"
     printf '%s: note: called from %s\n' "$(at nmmid.c INNER)" nm_inner "$(at nmmid.c OUTER)" nm_outer \
         "$(at nmmid.c API)" nm_api "$1" main
 }
@@ -392,8 +392,8 @@ if command -v addr2line > /dev/null; then
     $CC $CFLAGS_T -O2 -fomit-frame-pointer -fPIC -shared -DMTRACE=1 -DMTRACE_NO_MACROS $LIB nofp.c -o libnofp.so $LINK && \
         $MCC nofpmain.c -o nofpmain -L. -Wl,-rpath,"$TMP" -lnofp
     record nofp ./nofpmain
-    { printf '%s: error: 64 bytes in 1 block leaked here\n' "$(at nofp.c NOFP)"
-      printf '%s: error: 32 bytes in 1 block leaked here\n' "$(at nofpmain.c BACK)"
+    { printf '%s: error: 64 bytes in 1 block leaked here (in nofp_inner)\n' "$(at nofp.c NOFP)"
+      printf '%s: error: 32 bytes in 1 block leaked here (in callback)\n' "$(at nofpmain.c BACK)"
       printf '%s: note: called from nofp_call\n' "$(at nofp.c CALLBACK)"; } > nofp.expected
     same "no frame pointers (-O2 -fomit-frame-pointer): its allocation without a caller guessed; a walk from the program stops at its frame" \
         nofp.expected nofp.got
@@ -414,16 +414,16 @@ if command -v addr2line > /dev/null; then
     line() { grep -nF "$2" "$P/src/$1" | cut -d: -f1; }
     expect() {
         printf '%s %s%s:%s\n' c_alloc "$1" c.c "$(line c.c '/* C */')" b_alloc "$1" b.c "$(line b.c '/* B */')" fill "$1" a.c "$(line a.c '/* A */')"
-        printf '%s%s:%s: error: %s bytes in 1 block leaked here\n' "$1" c.c "$(line c.c '/* C */')" 30 "$1" b.c "$(line b.c '/* B */')" 20 \
-            "$1" a.c "$(line a.c '/* A */')" 10
+        printf '%s%s:%s: error: %s bytes in 1 block leaked here (in %s)\n' "$1" c.c "$(line c.c '/* C */')" 30 c_alloc \
+            "$1" b.c "$(line b.c '/* B */')" 20 b_alloc "$1" a.c "$(line a.c '/* A */')" 10 fill
     }
     expect_stacks() {
         printf '%s %s%s:%s\n' c_alloc "$1" c.c "$(line c.c '/* C */')" b_alloc "$1" b.c "$(line b.c '/* B */')" fill "$1" a.c "$(line a.c '/* A */')"
-        printf '%sc.c:%s: error: 30 bytes in 1 block leaked here\n' "$1" "$(line c.c '/* C */')"
+        printf '%sc.c:%s: error: 30 bytes in 1 block leaked here (in c_alloc)\n' "$1" "$(line c.c '/* C */')"
         printf '%sa.c:%s: note: called from %s\n' "$1" "$(line a.c FILL_C)" fill "$1" "$(line a.c MAIN)" main
-        printf '%sb.c:%s: error: 20 bytes in 1 block leaked here\n' "$1" "$(line b.c '/* B */')"
+        printf '%sb.c:%s: error: 20 bytes in 1 block leaked here (in b_alloc)\n' "$1" "$(line b.c '/* B */')"
         printf '%sa.c:%s: note: called from %s\n' "$1" "$(line a.c FILL_B)" fill "$1" "$(line a.c MAIN)" main
-        printf '%sa.c:%s: error: 10 bytes in 1 block leaked here\n' "$1" "$(line a.c '/* A */')"
+        printf '%sa.c:%s: error: 10 bytes in 1 block leaked here (in fill)\n' "$1" "$(line a.c '/* A */')"
         printf '%sa.c:%s: note: called from main\n' "$1" "$(line a.c MAIN)"
     }
     # report ERR: the summary's function and file columns, then the records
@@ -454,6 +454,12 @@ if command -v addr2line > /dev/null; then
     expect_stacks "$P/src/" > away.expected
     run paw "$P/elsewhere" ../src/prog MTRACE_DEPTH=8
     same "paths: run from a directory that does not hold them: absolute paths" away.expected paw.got
+    # a double free is reported while the program runs: its places alike
+    printf 'src/a.c:%s: error: double free of a block (in main)\nsrc/a.c:%s: note: the block was allocated here (in fill)\nsrc/a.c:%s: note: and first freed here (in main)\n' \
+        "$(line a.c FREE2)" "$(line a.c '/* A */')" "$(line a.c FREE1)" > pdf.expected
+    (cd "$P" && MTRACE="$TMP/pdf.trace" src/prog d 2> "$TMP/pdf.err")
+    grep -E 'error:|note:' pdf.err > pdf.got
+    same "paths: a double free's three places written as the exit report writes them" pdf.expected pdf.got
     run pna "$P" src/prog MTRACE_ADDR2LINE=
     has "paths: without addr2line, a relative __FILE__ stays as compiled (a documented limit)" pna.got "fill a.c:$(line a.c '/* A */')"
     has "... and an absolute one is still made relative" pna.got "c_alloc src/c.c:$(line c.c '/* C */')"

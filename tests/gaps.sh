@@ -526,6 +526,40 @@ run recordsx records MTRACE_LEAK_RECORDS=x
 has "MTRACE_LEAK_RECORDS=x: one warning" recordsx.err "MTRACE_LEAK_RECORDS=x is not a number of records (0: all): about a screenful"
 check "MTRACE_LEAK_RECORDS=x: the default, 30" test "$(grep -c ': error: ' recordsx.err)" = 30
 
+# --- a forked child counts from 0 (doc/processes.md): its JSON report's
+#     figures for a site the parent used too are the child's alone: bytes
+#     in all, allocations, peak, temporaries, the sizes asked for (issue 37)
+cat > forkfig.c <<'EOT'
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void *get(size_t n) { return malloc(n); }
+int main(void)
+{
+    void *kept = get(1000);
+    int i, status;
+    for (i = 0; i < 20; i++)
+        free(get(3000));                /* temporaries of the parent's */
+    if (fork() == 0) {
+        free(get(10));
+        exit(0);
+    }
+    wait(&status);
+    free(kept);
+    return 0;
+}
+EOT
+MTRACE_LEVEL=2 build forkfig
+run forkfig forkfig MTRACE_REPORT=forkfig-%p.json
+for f in forkfig-*.json; do     # the child's: the one that made a single call
+    [ "$(json "$f" 'r["calls"]')" = 1 ] && child=$f
+done
+check "fork: the child's JSON: its site counts its own bytes, blocks, peak and temporaries only" \
+    test "$(json "$child" '[(s["total_bytes"], s["allocations"], s["peak_bytes"], s["temporary"]) for s in r["sites"]]')" = "[(10, 1, 10, 1)]"
+check "fork: the child's JSON: the sizes it asked for, its own" \
+    test "$(json "$child" '[(k["min"], k["count"]) for k in r["size_histogram"]]')" = "[(8, 1)]"
+check "fork: the child's JSON: its temporaries, its own" test "$(json "$child" 'r["temporary"]')" = 1
+
 # --- temporary allocations (README): the summary's line when more than 10%
 #     of the allocations, and at least 10, were freed before any other
 #     allocation  [temporary]

@@ -11,8 +11,12 @@ static __attribute__((noinline)) void fill(void)
     keep[1] = b_alloc(20);                      /* FILL_B */
     keep[2] = c_alloc(30);                      /* FILL_C */
 }
-int main(void)
+int main(int argc, char **argv)
 {
     fill();                                     /* MAIN */
+    if (argc > 1 && argv[1][0] == 'd') {        /* a double free: its places too */
+        free(keep[0]);                          /* FREE1 */
+        free(keep[0]);                          /* FREE2 */
+    }
     return 0;
 }
