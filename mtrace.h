@@ -228,7 +228,8 @@ struct mtrace_pending {
     /* the runtime's own, per thread: */
     void *taken_frame;             /* frame[] of the site just taken, or 0 */
     int busy;                      /* inside the tracer (a signal handler's
-                                      call then passes through untraced) */
+                                      call then passes through untraced);
+                                      3: in the C library for the tracer */
     unsigned waited;               /* of its last 32 takings of the tracer's
                                       lock, those that waited (a bit each) */
     const char *call;              /* the traced call under way ("free"), */

@@ -113,8 +113,9 @@ static MTRACE_HOT void mtrace_unlock(void)
    this thread waited. */
 static MTRACE_HOT int mtrace_lock_traced(void)
 {
-    if (mtrace_pending.busy) {  /* a signal handler interrupted us here */
-        __atomic_add_fetch(&mt.passed, 1, __ATOMIC_RELAXED);
+    if (mtrace_pending.busy) {  /* a signal handler interrupted us here, */
+        if (mtrace_pending.busy != 3)   /* or the tracer's own calls (mtrace_symbolize) */
+            __atomic_add_fetch(&mt.passed, 1, __ATOMIC_RELAXED);
         return 0;
     }
     mtrace_pending.busy = 1;    /* coming in */

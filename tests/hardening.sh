@@ -231,11 +231,12 @@ has "an addr2line that never answers: the caller as module+offset" "$E/edges-O0.
 #         free it would have been in the parent, at every level, in both
 #         uses, reported in the child with the parent's places; a block
 #         inherited live is freed once silently.  tests/hardening/forkfree.c
-F=$TMP/fork && mkdir -p "$F"
-$CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -include "$TOP/mtrace.h" forkfree.c -o "$B/forkfree-one" -lpthread
+# (built where it runs: the reports write paths relative to it, doc/limits.md)
+F=$TMP/fork && mkdir -p "$F" && cp forkfree.c "$F/"
+(cd "$F" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -include "$TOP/mtrace.h" forkfree.c -o "$B/forkfree-one" -lpthread)
 for level in 1 2 3; do
-    $CC $CFLAGS_T -Wall -Wextra -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" forkfree.c \
-        -o "$B/forkfree-$level" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
+    (cd "$F" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" forkfree.c \
+        -o "$B/forkfree-$level" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread)
 done
 # ff BUILD KIND [N]: forkfree's report lines (error, note) and how its child ended, in $F/got
 ff() {
@@ -287,8 +288,7 @@ echo "child: exit 1" >> "$F/want"
 same "fork, MTRACE_DOUBLE_FREE=continue: reported, the child exits 1" "$F/want" "$F/got"
 has "fork, continuing: the child counts it" "$F/err" "] *** MTRACE: 1 double free ignored"
 # with call stacks: the first free's callers too (they were the parent's)
-# (built where it runs: addr2line's names and the macros' read the same)
-cp forkfree.c "$F/" && (cd "$F" && $CC -g -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" forkfree.c \
+(cd "$F" && $CC -g -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" forkfree.c \
     -o "$B/forkfree-g" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread)
 if command -v addr2line > /dev/null && [ -z "$ASAN" ]; then
     (cd "$F" && MTRACE_DEPTH=8 MTRACE=ff.trace "$B/forkfree-g" twice > out 2> err)

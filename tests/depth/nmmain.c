@@ -1,4 +1,4 @@
-/* main of the MTRACE_NO_MACROS program (see nmleaf.c): leaks 100 bytes. */
+/* SPDX-License-Identifier: MIT */ /* main of the MTRACE_NO_MACROS program (see nmleaf.c): leaks 100 bytes. */
 #include <stddef.h>
 void *nm_api(size_t n);
 void *nm_keep;

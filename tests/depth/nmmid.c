@@ -1,4 +1,4 @@
-/* The callers of nm_leaf (see nmleaf.c); nm_api is exported even from a
+/* SPDX-License-Identifier: MIT */ /* The callers of nm_leaf (see nmleaf.c); nm_api is exported even from a
    library built with -fvisibility=hidden. */
 #include <stddef.h>
 void *nm_leaf(size_t n);

@@ -1,4 +1,4 @@
-/* Loads the MTRACE_NO_MACROS library (nmleaf.c, nmmid.c) as a plugin,
+/* SPDX-License-Identifier: MIT */ /* Loads the MTRACE_NO_MACROS library (nmleaf.c, nmmid.c) as a plugin,
    argv[1], and leaks 100 bytes through it. */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* A library built without frame pointers (-O2 -fomit-frame-pointer, no
+/* SPDX-License-Identifier: MIT */ /* A library built without frame pointers (-O2 -fomit-frame-pointer, no
    -DMTRACE_FRAME_POINTERS): an allocation two calls inside it, and a
    call back into the program (nofpmain.c). */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Built with frame pointers, calls into a library without them (nofp.c):
+/* SPDX-License-Identifier: MIT */ /* Built with frame pointers, calls into a library without them (nofp.c):
    its allocation, and one of ours made from its callback. */
 #include <stdlib.h>
 void *nofp_api(size_t n);

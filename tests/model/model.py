@@ -145,8 +145,8 @@ SOURCE_DIR = None      # where driver.c is compiled (run.sh: in its own director
 def report_path(path, cwd):
     """A source path as the exit report writes it (README, doc/limits.md):
     relative to the directory the program runs in when it lies below it,
-    else absolute.  The trace and the reports made while the program runs
-    (double frees) keep __FILE__ as the compiler got it."""
+    else absolute, in the exit report and in the bad-free reports.  The
+    trace keeps __FILE__ as the compiler got it."""
     path, cwd = os.path.abspath(path), os.path.abspath(cwd)
     return path[len(cwd) + 1:] if path.startswith(cwd.rstrip('/') + '/') else path
 
@@ -370,7 +370,10 @@ class Model:
         return '%s:%d' % (file, line), func
 
     def line(self, marker, what):
-        place, func = self.where(marker)
+        """A bad-free report's line: its place written as the exit report
+        writes paths (README, doc/limits.md), though made while the
+        program runs."""
+        place, func = self.exit_where(marker)
         return '%s: %s (in %s)' % (place, what, func)
 
     def exit_site(self, marker):

@@ -1,4 +1,4 @@
-/* Paths (issue 36): built inside src/ as Redis is (a.c with the macros,
+/* SPDX-License-Identifier: MIT */ /* Paths (issue 36): built inside src/ as Redis is (a.c with the macros,
    b.c with -DMTRACE_NO_MACROS, c.c compiled by its absolute path as CMake
    does), run from elsewhere: every path of the report written one way. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Built with -DMTRACE_NO_MACROS (see a.c). */
+/* SPDX-License-Identifier: MIT */ /* Built with -DMTRACE_NO_MACROS (see a.c). */
 #include <stdlib.h>
 void *b_alloc(size_t n);
 void *b_alloc(size_t n)

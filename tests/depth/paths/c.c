@@ -1,4 +1,4 @@
-/* Compiled by its absolute path (see a.c). */
+/* SPDX-License-Identifier: MIT */ /* Compiled by its absolute path (see a.c). */
 #include <stdlib.h>
 void *c_alloc(size_t n);
 void *c_alloc(size_t n)
