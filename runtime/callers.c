@@ -102,7 +102,7 @@ static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintpt
    Used when it looks like a frame (on this thread's stack, aligned, its
    return address in a loaded module); a caller built without frame
    pointers may still leave its own callers unknown. */
-static const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
+static MTRACE_ONE_COPY const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
 {
     const uintptr_t *fp = (const uintptr_t *)entry[0];
     return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;

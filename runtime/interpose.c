@@ -26,7 +26,7 @@ static void *mtrace_forget(void *p)
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
         b = mtrace_find(&mt.heap, (uintptr_t)p);
         if (mtrace_live(b))
-            mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+            mtrace_count_unseen(b);
         if (b->addr)
             mtrace_erase(&mt.heap, b);
         mtrace_unlock();

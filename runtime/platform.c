@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* runtime/platform.c - what the runtime takes from the system.
 
-   Owns: the system headers, the attribute macros (MTRACE_API, MTRACE_HOT),
+   Owns: the system headers, the attribute macros (MTRACE_API, MTRACE_HOT,
+   MTRACE_ONE_COPY),
    the C library functions the runtime calls under private names (asm
    labels: the program may define its own `write` or `free`), which
    allocator lies beneath the tracer (glibc's __libc_ names, or the
@@ -49,6 +50,16 @@
 #define MTRACE_SHARED __attribute__((weak, visibility("default")))
 #endif
 #define MTRACE_HOT __inline__ __attribute__((always_inline))   /* the per-call path */
+/* Compile time.  The one-line use compiles the runtime again into every
+   traced file, with the program's flags: at -O2 its cost per file grows
+   with the code the optimizer sees, and most of that is the per-call
+   path (MTRACE_HOT), inlined into each entry point.  MTRACE_ONE_COPY: a
+   branch the path seldom takes (the lock found taken, a site that is not
+   the last one announced) or an entry point programs seldom call
+   (memalign ...) is a function of its own, out of line, so that each copy
+   of the path stays small; the usual way through the path makes no more
+   calls than before (bench/RESULTS.md, "Build cost"). */
+#define MTRACE_ONE_COPY __attribute__((noinline))
 #if defined(__x86_64__) || defined(__i386__)
 #define MTRACE_PAUSE() __builtin_ia32_pause()   /* a spinning thread's hint */
 #else
