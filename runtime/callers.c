@@ -14,6 +14,7 @@
    compare-and-swap and published by `ready`; it is never removed.  A
    full table (MTRACE_MAXCALLERS places) leaves the others at
    "? <unknown> 0", as before. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 #define MTRACE_MAXCALLERS 4096
 
 struct mtrace_caller {
@@ -107,3 +108,5 @@ static MTRACE_ONE_COPY const uintptr_t *mtrace_caller_frame(const uintptr_t *ent
     const uintptr_t *fp = (const uintptr_t *)entry[0];
     return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
 }
+
+MTRACE_COLD_FILE_END

@@ -10,6 +10,7 @@
    arguments an argv, once per module and 64 addresses; never in a
    set-user-ID program (PATH is not ours to trust there).  Without it,
    frames are shown as module+offset. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 #define MTRACE_NOTE_FRAMES 6    /* callers shown under a report's place */
 #define MTRACE_MAXSYMS 16384    /* addresses named per report */
@@ -254,3 +255,5 @@ static void mtrace_name_callers(void)
         }
     mtrace_unpages(a, MTRACE_MAXCALLERS * sizeof *a);
 }
+
+MTRACE_COLD_FILE_END

@@ -7,6 +7,7 @@
    and the gnuplot tail as text, "+ - < >" as the numbers of the writer's
    entry (doc/trace-format.md), all appended to the ring (ring.c).
    May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* mt.path, from $MTRACE or "mtrace".  0, with a warning, for a name that
    does not fit or has a control character (the gnuplot tail could not
@@ -348,3 +349,4 @@ static int mtrace_end_trace(int join)
     return mt.fd >= 0 && !__atomic_load_n(&mt.ring.failed, __ATOMIC_ACQUIRE);
 }
 
+MTRACE_COLD_FILE_END
