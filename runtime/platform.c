@@ -70,12 +70,13 @@
      optimized there with the callers' flags.  Only in the one-line use
      (libmtrace is compiled once, all of it as the Makefile says), only
      when the program is optimized for speed (-Os stays -Os), and only
-     with gcc: clang has no such pragma (it ignores gcc's), nor has icc's
-     classic front end.  Options the program gives (-fno-omit-frame-pointer)
-     stay. */
+     with gcc (4.8 on, for -Og): clang has no such pragma (it ignores
+     gcc's), nor has icc's classic front end.  Options the program gives
+     (-fno-omit-frame-pointer) stay. */
 #define MTRACE_ONE_COPY __attribute__((noinline))
 #if defined(MTRACE_INLINE_RUNTIME_) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__) \
-    && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
+    && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) \
+    && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 8))
 #define MTRACE_COLD_FILE_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"Og\")")
 #define MTRACE_COLD_FILE_END _Pragma("GCC pop_options")
 #else
