@@ -205,12 +205,18 @@ bench-quick:
 # the call stacks of issue 13 alone (MTRACE_DEPTH unset, 8, 30; bench/README.md)
 bench-stacks:
 	BENCH_ONLY=stacks BENCH_TOOLS=0 bench/run.sh
-bench-build:
+# the build cost: one small file compiled the one-line way with gcc and
+# clang at -O0, -O2, -O2 -g (bench/compile.sh alone: `make bench-compile
+# [COMPILE_RUNS=5] [COMPILE_REVS="d430840 ..."]`, commits to compare with;
+# about 4 minutes), then Lua built four ways (bench/build.sh, with LUA_SRC)
+bench-build: bench-compile
 	LUA_SRC="$(LUA_SRC)" bench/build.sh
+bench-compile:
+	bench/compile.sh
 # the floors apart from the tracer: exact order with threads, level 1's writing, a side table's miss
 bench-floor: libmtrace.so
 	bench/floor.sh
-.PHONY: bench bench-quick bench-stacks bench-floor
+.PHONY: bench bench-quick bench-stacks bench-build bench-compile bench-floor
 # --- end bench ---
 
 # The runtime as one file, as SQLite ships its amalgamation: mtrace.c with

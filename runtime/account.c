@@ -55,6 +55,14 @@ static MTRACE_HOT void mtrace_count(int op, unsigned site, size_t size)
     mtrace_put_op(op, s, st, size);
 }
 
+/* The '-' record of a live entry whose block went unseen (freed by code
+   mtrace does not see, its address handed out again): a branch of the
+   per-call path that a run takes seldom, out of line (MTRACE_ONE_COPY). */
+static MTRACE_ONE_COPY void mtrace_count_unseen(const struct mtrace_block *b)
+{
+    mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+}
+
 /* A free of the newest block: a temporary allocation of `site` (a site,
    or a stack counted also through its site). */
 static void mtrace_temporary(unsigned site)
@@ -83,7 +91,7 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
     else if (mtrace_freed(b))
         t->nfreed--, t->nlive++;    /* the tombstone's address came back */
     else
-        mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+        mtrace_count_unseen(b);
     b->addr = MTRACE_HIDE(p);   /* hidden: see struct mtrace_block */
     mt.newest = ~(uintptr_t)p;  /* (kept inverted: not a pointer that keeps the block reachable) */
     b->word = (uint64_t)size << (MTRACE_SITE_BITS + 1) | site;

@@ -16,6 +16,7 @@
    compare-and-swap and published by `ready`; it is never removed.  A
    full table (MTRACE_MAXCALLERS places) leaves the others at
    "? <unknown> 0", as before. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 #define MTRACE_MAXCALLERS 4096
 
 struct mtrace_caller {
@@ -125,9 +126,11 @@ static MTRACE_HOT struct mtrace_site *mtrace_named(struct mtrace_site *d, uintpt
    caller (main for a function two calls below it).  And only when it
    looks like a frame (on this thread's stack, aligned, its return
    address in a loaded module). */
-static const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
+static MTRACE_ONE_COPY const uintptr_t *mtrace_caller_frame(const uintptr_t *entry)
 {
     const uintptr_t *fp = (const uintptr_t *)entry[0];
     return fp > entry && !((uintptr_t)fp & 7) && mtrace_on_stack(fp) && mtrace_seg_traced(mtrace_seg_of(entry[1]))
         && mtrace_seg_of(fp[1]) >= 0 ? fp : 0;
 }
+
+MTRACE_COLD_FILE_END

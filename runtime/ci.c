@@ -5,6 +5,7 @@
    MTRACE_FREED_MAX, the modes MTRACE_DOUBLE_FREE, MTRACE_LEAK_CHECK and
    MTRACE_LEAK_RECORDS (read at start).  The JSON report is json.c's.
    May call: runtime/state.c, out.c, sites.c. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* One line of the suppression file, s (its terminator already cut), into
    *p: 0 if it is not one. */
@@ -252,3 +253,5 @@ static void mtrace_read_modes(void)
     mt.no_writer = mtrace_read_mode("MTRACE_WRITER", "0", "a thread of the tracer's formats and writes the trace");
     mtrace_read_leak_rows();
 }
+
+MTRACE_COLD_FILE_END

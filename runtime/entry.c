@@ -21,12 +21,12 @@ static MTRACE_HOT struct mtrace_site *mtrace_pop(struct mtrace_pending *q, unsig
     return q->caller ? q->caller : s;
 }
 
-static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
+/* The other cases, out of line (MTRACE_ONE_COPY): the site is not the
+   last one announced, or none was. */
+static MTRACE_ONE_COPY struct mtrace_site *mtrace_take_other(uintptr_t key)
 {
     struct mtrace_pending *q = &mtrace_pending;
     unsigned i, t = q->top & 3;
-    if (q->key[t] == key && q->site[t])     /* the usual case: the last one */
-        return mtrace_pop(q, t);
     if (!q->site[0] && !q->site[1] && !q->site[2] && !q->site[3])
         goto none;              /* nothing announced: a call through a pointer */
     for (i = 1; i < 4; i++)
@@ -40,6 +40,15 @@ static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
 none:
     q->taken_frame = q->caller ? q->caller_frame : 0;
     return q->caller ? q->caller : &mtrace_unknown_site;
+}
+
+static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
+{
+    struct mtrace_pending *q = &mtrace_pending;
+    unsigned t = q->top & 3;
+    if (q->key[t] == key && q->site[t])     /* the usual case: the last one */
+        return mtrace_pop(q, t);
+    return mtrace_take_other(key);
 }
 
 /* The site of the call under way in an entry point: its macro's, or its
@@ -257,11 +266,20 @@ MTRACE_API char *mtrace_strndup(const char *s, size_t n)
     return mtrace_copy(s, strnlen(s, n), d, &c);
 }
 
+/* The path of mtrace_traced for the entry points programs seldom call
+   (aligned_alloc, posix_memalign, valloc, memalign, pvalloc): one copy
+   out of line for the five, not one inlined in each (see MTRACE_ONE_COPY). */
+static MTRACE_ONE_COPY void *mtrace_traced_seldom(void *p, size_t size, struct mtrace_site *d,
+                                                  const struct mtrace_chain *c)
+{
+    return mtrace_traced(p, size, d, c, '+');
+}
+
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(align);
     MTRACE_CALLERS(c, d);
-    return mtrace_traced(mtrace_libc_aligned_alloc(align, n), n, d, &c, '+');
+    return mtrace_traced_seldom(mtrace_libc_aligned_alloc(align, n), n, d, &c);
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
@@ -270,7 +288,7 @@ MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
     int err;
     MTRACE_CALLERS(c, d);
     if ((err = mtrace_libc_posix_memalign(pp, align, n)) == 0)
-        mtrace_traced(*pp, n, d, &c, '+');
+        mtrace_traced_seldom(*pp, n, d, &c);
     return err;
 }
 
@@ -278,7 +296,7 @@ MTRACE_API void *mtrace_valloc(size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(n);
     MTRACE_CALLERS(c, d);
-    return mtrace_traced(mtrace_libc_valloc(n), n, d, &c, '+');
+    return mtrace_traced_seldom(mtrace_libc_valloc(n), n, d, &c);
 }
 
 #ifdef __GLIBC__
@@ -286,14 +304,14 @@ MTRACE_API void *mtrace_memalign(size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(align);
     MTRACE_CALLERS(c, d);
-    return mtrace_traced(mtrace_libc_memalign(align, n), n, d, &c, '+');
+    return mtrace_traced_seldom(mtrace_libc_memalign(align, n), n, d, &c);
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(n);
     MTRACE_CALLERS(c, d);
-    return mtrace_traced(mtrace_libc_pvalloc(n), n, d, &c, '+');
+    return mtrace_traced_seldom(mtrace_libc_pvalloc(n), n, d, &c);
 }
 #endif
 

@@ -25,7 +25,7 @@ static void mtrace_forget_addr(struct mtrace_table *t, uintptr_t p)
     struct mtrace_block *b;
     while ((b = mtrace_lookup(t, p, &heir))->addr) {
         if (mtrace_live(b) && heir == t)
-            mtrace_count('-', mtrace_b_site(b), mtrace_b_size(b));
+            mtrace_count_unseen(b);
         mtrace_erase(heir, b);
     }
 }

@@ -6,6 +6,7 @@
    first of them), the allocation sizes.
    May call: runtime/state.c, out.c, sites.c, write.c (mtrace_io_begin and
    _end around the report's writes), ci.c, names.c, leaks.c. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* MTRACE_REPORT's file, opened for writing: its descriptor, or -1 after
    one warning.  The open never waits (a FIFO that nobody reads is
@@ -226,3 +227,4 @@ static void mtrace_write_json(int status)
     mtrace_unpages(f, sizeof *f);
 }
 
+MTRACE_COLD_FILE_END

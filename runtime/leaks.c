@@ -10,6 +10,7 @@
    (json.c) all of them.
    May call: runtime/state.c, out.c, sites.c, stacks.c, ci.c, reach.c,
    names.c. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* One record: `bytes` in `blocks` live at exit, charged to func at
    file:line (line -1: `file` is addr2line's "file:line" of a caller),
@@ -236,3 +237,5 @@ static void mtrace_find_leaks(void)
     else if (nlive)
         mt.incomplete = 1;
 }
+
+MTRACE_COLD_FILE_END

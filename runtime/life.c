@@ -7,6 +7,7 @@
    the fork handlers, and mtrace_finish (tail, report, exit status).
    May call: every file above it; the entry points only by their public
    names (mtrace.h), to see whose they are. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* Takes the lock for an exit that skips the usual path (a signal, _exit):
    1 if this thread has it, now or already (the signal interrupted the
@@ -435,3 +436,4 @@ __attribute__((destructor(101))) static void mtrace_destructor(void)
         mtrace_finish();
 }
 
+MTRACE_COLD_FILE_END

@@ -11,6 +11,7 @@
    arguments an argv, once per module and 64 addresses; never in a
    set-user-ID program (PATH is not ours to trust there).  Without it,
    frames are shown as module+offset. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 #define MTRACE_NOTE_FRAMES 6    /* callers shown under a report's place */
 #define MTRACE_MAXSYMS 16384    /* addresses named per report */
@@ -428,3 +429,4 @@ static void mtrace_place_sites(void)
             mt.sites[i].file = mt.sites[mt.sites[i].parent].file;
     mtrace_unpages(a, bytes);
 }
+MTRACE_COLD_FILE_END

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* runtime/platform.c - what the runtime takes from the system.
 
-   Owns: the system headers, the attribute macros (MTRACE_API, MTRACE_HOT),
+   Owns: the system headers, the attribute macros (MTRACE_API, MTRACE_HOT,
+   MTRACE_ONE_COPY, MTRACE_COLD_FILE_BEGIN and _END),
    the C library functions the runtime calls under private names (asm
    labels: the program may define its own `write` or `free`), which
    allocator lies beneath the tracer (glibc's __libc_ names, or the
@@ -49,6 +50,39 @@
 #define MTRACE_SHARED __attribute__((weak, visibility("default")))
 #endif
 #define MTRACE_HOT __inline__ __attribute__((always_inline))   /* the per-call path */
+/* Compile time.  The one-line use compiles the runtime again into every
+   traced file, with the program's flags: at -O2 its cost per file grows
+   with the code the optimizer sees, and most of that is the per-call
+   path (MTRACE_HOT), inlined into each entry point.  Two things keep it
+   down (bench/RESULTS.md, "Build cost"):
+   - MTRACE_ONE_COPY: a branch the path seldom takes (the lock found
+     taken, a site that is not the last one announced) or an entry point
+     programs seldom call (memalign ...) is a function of its own, out of
+     line, so that each copy of the path stays small; the usual way
+     through the path makes no more calls than before.
+   - MTRACE_COLD_FILE_BEGIN and _END around a file with nothing on the
+     per-call path (start, exit, the reports, the trace's rare records;
+     not reach.c, whose scan at exit reads the whole heap):
+     gcc compiles it as at -Og, not at the program's -O2 or -O3: a fifth
+     less time for a small file at -O2.  -Og is gcc's level for a quick
+     compile that still optimizes (-O1 took 8% more here, -Os more than
+     -O1).  Its MTRACE_HOT functions are inlined into their callers and
+     optimized there with the callers' flags.  Only in the one-line use
+     (libmtrace is compiled once, all of it as the Makefile says), only
+     when the program is optimized for speed (-Os stays -Os), and only
+     with gcc (4.8 on, for -Og): clang has no such pragma (it ignores
+     gcc's), nor has icc's classic front end.  Options the program gives
+     (-fno-omit-frame-pointer) stay. */
+#define MTRACE_ONE_COPY __attribute__((noinline))
+#if defined(MTRACE_INLINE_RUNTIME_) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__) \
+    && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) \
+    && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 8))
+#define MTRACE_COLD_FILE_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"Og\")")
+#define MTRACE_COLD_FILE_END _Pragma("GCC pop_options")
+#else
+#define MTRACE_COLD_FILE_BEGIN
+#define MTRACE_COLD_FILE_END
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #define MTRACE_PAUSE() __builtin_ia32_pause()   /* a spinning thread's hint */
 #else

@@ -6,6 +6,7 @@
    budget's error.
    May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c, trace.c, blocks.c,
    ci.c, reach.c, names.c, leaks.c. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* A place of a double-free report, copied under the lock: its site's
    first call's return address too, whose name says how the exit report
@@ -495,3 +496,4 @@ static int mtrace_report(void)
     return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
 }
 
+MTRACE_COLD_FILE_END

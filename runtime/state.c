@@ -56,36 +56,51 @@ static MTRACE_HOT int mtrace_forking_here(void)
 #define MTRACE_FAST_NS 150      /* ...if they came this close together, or closer */
 #define MTRACE_NAP_US 20        /* a contended waiter's sleep (plus the timer's slack) */
 #define MTRACE_SPIN_TURNS 16    /* turns a waiter spins and yields before it sleeps */
+/* A waiter's turns until the word looks free (`spins` so far, and after):
+   out of line, as the taker who finds the word free never comes here
+   (MTRACE_ONE_COPY). */
+static MTRACE_ONE_COPY int mtrace_lock_wait(const struct mtrace_pending *me, int spins)
+{
+    int contended = me->lock_fast && __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
+    do {
+        spins++;
+        if (contended || spins > MTRACE_SPIN_TURNS)
+            mtrace_sleep_us(&mt.lock, 1, MTRACE_NAP_US);
+        else if (spins % 2 == 0)
+            mtrace_sched_yield();
+        else
+            MTRACE_PAUSE();
+        if (spins == MTRACE_STARVING)
+            __atomic_add_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
+    } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
+    return spins;
+}
+
+/* Did the thread's last 32 takings come fast?  (Out of line:
+   MTRACE_ONE_COPY.) */
+static MTRACE_ONE_COPY void mtrace_lock_clock(struct mtrace_pending *me)
+{
+    unsigned long now = (unsigned long)mtrace_now_ns();     /* (modulo 2^32 ns on 32 bits) */
+    me->lock_fast = now && now - me->lock_window < 32 * MTRACE_FAST_NS;
+    me->lock_window = now;
+}
+
 static MTRACE_HOT void mtrace_lock(void)
 {
     struct mtrace_pending *me = &mtrace_pending;
-    int spins = 0, contended;
+    int spins = 0;
     if (mtrace_single_threaded)
         return;
     while (__atomic_exchange_n(&mt.lock, 1, __ATOMIC_ACQUIRE)) {
         if (mtrace_forking_here())
             return;             /* another atfork handler allocating: see fork */
-        contended = me->lock_fast && __builtin_popcount(me->waited) >= MTRACE_CONTENDED;
-        do {
-            spins++;
-            if (contended || spins > MTRACE_SPIN_TURNS)
-                mtrace_sleep_us(&mt.lock, 1, MTRACE_NAP_US);
-            else if (spins % 2 == 0)
-                mtrace_sched_yield();
-            else
-                MTRACE_PAUSE();
-            if (spins == MTRACE_STARVING)
-                __atomic_add_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
-        } while (__atomic_load_n(&mt.lock, __ATOMIC_RELAXED));
+        spins = mtrace_lock_wait(me, spins);
     }
     if (spins >= MTRACE_STARVING)
         __atomic_sub_fetch(&mt.lock_starving, 1, __ATOMIC_RELAXED);
     me->waited = me->waited << 1 | (spins != 0);
-    if ((++me->lock_takings & 31) == 0) {       /* the clock once in 32 takings */
-        unsigned long now = (unsigned long)mtrace_now_ns();     /* (modulo 2^32 ns on 32 bits) */
-        me->lock_fast = now && now - me->lock_window < 32 * MTRACE_FAST_NS;
-        me->lock_window = now;
-    }
+    if ((++me->lock_takings & 31) == 0)        /* the clock once in 32 takings */
+        mtrace_lock_clock(me);
 }
 
 /* A thread that lets go of the lock while another starves wakes a
@@ -94,14 +109,18 @@ static MTRACE_HOT void mtrace_lock(void)
    or slept is running again, and with more threads than cores (and a busy
    machine) the one that waits for it to fork waited for ever
    (tests/tracer/forkloop.c, 4 threads in realloc loops). */
+static MTRACE_ONE_COPY void mtrace_unlock_starving(void)
+{
+    mtrace_wake_on(&mt.lock);
+    mtrace_sched_yield();
+}
+
 static MTRACE_HOT void mtrace_unlock(void)
 {
     if (!mtrace_single_threaded && !mtrace_forking_here()) {
         __atomic_store_n(&mt.lock, 0, __ATOMIC_RELEASE);
-        if (__builtin_expect(__atomic_load_n(&mt.lock_starving, __ATOMIC_RELAXED) != 0, 0)) {
-            mtrace_wake_on(&mt.lock);
-            mtrace_sched_yield();
-        }
+        if (__builtin_expect(__atomic_load_n(&mt.lock_starving, __ATOMIC_RELAXED) != 0, 0))
+            mtrace_unlock_starving();
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     mtrace_pending.busy = 0;

@@ -7,6 +7,7 @@
    and the gnuplot tail as text, "+ - < >" as the numbers of the writer's
    entry (doc/trace-format.md), all appended to the ring (ring.c).
    May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* mt.path, from $MTRACE or "mtrace".  0, with a warning, for a name that
    does not fit or has a control character (the gnuplot tail could not
@@ -245,16 +246,22 @@ static void mtrace_set_rss(size_t rss)
         mtrace_rss_text(rss);   /* no writer yet */
 }
 
+/* MAXRSS read again, once in MTRACE_RSS_EVERY records and after a large
+   block: out of line (MTRACE_ONE_COPY). */
+static MTRACE_ONE_COPY void mtrace_check_rss(void)
+{
+    size_t rss = mtrace_rss();
+    if (rss > mt.maxrss)
+        mtrace_set_rss(rss);
+}
+
 /* The record of the operation just accounted (st: the stack, or s when it
    has none): its numbers to the writer, who makes
    "OP ID RECNO TOTAL SITE MAXRSS [SID]" of them (mtrace_format_op). */
 static MTRACE_HOT void mtrace_put_op(int op, struct mtrace_sitestat *s, struct mtrace_sitestat *st, size_t size)
 {
-    if ((mt.nr & (MTRACE_RSS_EVERY - 1)) == 0 || size >= MTRACE_RSS_BIG) {
-        size_t rss = mtrace_rss();
-        if (rss > mt.maxrss)
-            mtrace_set_rss(rss);
-    }
+    if ((mt.nr & (MTRACE_RSS_EVERY - 1)) == 0 || size >= MTRACE_RSS_BIG)
+        mtrace_check_rss();
     if (mtrace_tracing() && (s->id || (mtrace_put_site(s), mtrace_tracing()))
         && (st->id || st == s || (mtrace_put_stack(st), 1))) {
         uint32_t sid = st == s ? 0 : st->id;
@@ -342,3 +349,4 @@ static int mtrace_end_trace(int join)
     return mt.fd >= 0 && !__atomic_load_n(&mt.ring.failed, __ATOMIC_ACQUIRE);
 }
 
+MTRACE_COLD_FILE_END

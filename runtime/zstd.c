@@ -18,6 +18,7 @@
    goes out as raw blocks, see mtrace_zst_write).  Without the library, one
    warning, and the trace is written plain under the same name: the tools
    tell the two apart by zstd's magic bytes, never by the name. */
+MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 #define MTRACE_ZST_LEVEL 1          /* ~1.3 MiB of context; 3 would take 3.5 MiB */
 #define MTRACE_ZST_CHUNK (1 << 17)  /* input per compression call: a block's most */
@@ -305,3 +306,5 @@ static long mtrace_zst_write(int fd, const char *p, size_t n)
     }
     return (long)n;
 }
+
+MTRACE_COLD_FILE_END
