@@ -46,7 +46,9 @@ case $script in /*|'') ;; *) script=$PWD/$script ;; esac
 
 # The driver at each level, in the library use (-DMTRACE_LIB, -lmtrace) and
 # in the one-line use (the runtime compiled in).  It is compiled from its own
-# directory so that its sites are `driver.c:LINE`, as the model expects.
+# directory so that its sites are `driver.c:LINE`, as the model expects, and
+# with frame pointers and no tail calls, so that MTRACE_DEPTH runs walk
+# every caller (README "Call stacks").
 build() {
     local use=$1 level=$2 traced linked
     if [ "$use" = lib ]; then
@@ -54,7 +56,8 @@ build() {
     else
         traced="-include $TOP/mtrace.h" linked=
     fi
-    (cd "$HERE" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=$level $traced driver.c \
+    (cd "$HERE" && $CC $CFLAGS_T -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-optimize-sibling-calls \
+        -Wall -Wextra -DMTRACE=$level $traced driver.c \
         -o "$TMP/driver-$use-$level" $linked -lpthread) > "$TMP/build-$use-$level.log" 2>&1
 }
 builds="lib header"
