@@ -16,6 +16,7 @@
      free_static SITE data|bss OFF     free_mmap SITE OFF
      free_stack SITE OFF               free_unmapped SITE OFF
      burst SIZE COUNT                  say WORD
+     libc LEN
      thread                            join
      fork                              wait
      exit STATUS                       return STATUS
@@ -38,7 +39,10 @@
    (between two inaccessible pages, so that it is a mapping of its own);
    free_stack one OFF bytes into a local array; free_unmapped one OFF bytes
    above 16 TiB, where nothing is mapped.  burst mallocs COUNT blocks of
-   SIZE, then frees them all.  A line starting with # is a comment.  The
+   SIZE, then frees them all.  libc has the C library allocate a string
+   of LEN blanks (asprintf, not traced: it may take any freed block's
+   address), then frees it (a traced free of a block mtrace did not see:
+   silent).  A line starting with # is a comment.  The
    ops between `thread` and its `join` (or the end) run on a new thread
    while this one waits, so the order of the calls is the script's (no fork
    there).  The ops between `fork` and its `wait` (forks and waits nest like
@@ -79,7 +83,7 @@
 enum kind {
     MALLOC, CALLOC, REALLOC, REALLOCARRAY, STRDUP, STRNDUP, ALIGNED_ALLOC,
     POSIX_MEMALIGN, MEMALIGN, VALLOC, PVALLOC, FREE, FREE_AT, REALLOC_AT,
-    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, BURST, SAY, THREAD,
+    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, BURST, LIBC, SAY, THREAD,
     JOIN, FORK, WAIT, EXIT, RETURN
 };
 static const struct { const char *name; int nargs; int site; } kinds[] = {
@@ -92,7 +96,8 @@ static const struct { const char *name; int nargs; int site; } kinds[] = {
     [FREE_AT] = {"free_at", 2, 1}, [REALLOC_AT] = {"realloc_at", 3, 1},
     [FREE_STATIC] = {"free_static", 2, 1}, [FREE_MMAP] = {"free_mmap", 1, 1},
     [FREE_STACK] = {"free_stack", 1, 1}, [FREE_UNMAPPED] = {"free_unmapped", 1, 1},
-    [BURST] = {"burst", 2, 0}, [SAY] = {"say", 1, 0}, [THREAD] = {"thread", 0, 0},
+    [BURST] = {"burst", 2, 0}, [LIBC] = {"libc", 1, 0}, [SAY] = {"say", 1, 0},
+    [THREAD] = {"thread", 0, 0},
     [JOIN] = {"join", 0, 0}, [FORK] = {"fork", 0, 0}, [WAIT] = {"wait", 0, 0},
     [EXIT] = {"exit", 1, 0}, [RETURN] = {"return", 1, 0},
 };
@@ -304,6 +309,18 @@ static NOINLINE void do_burst(size_t n, unsigned long long count)
         free(many[i]);                                      /* SITE burst_free */
 }
 
+static void handed_out(void *q, size_t n);
+
+/* a string the C library allocates (untraced), freed here */
+static NOINLINE void do_libc(unsigned long long len, int line)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%*s", (int)(len % MAXSTR), "") < 0)
+        die("asprintf failed", line, 2);
+    handed_out(s, (size_t)(len % MAXSTR) + 1);
+    free(s);                                                /* SITE libc_free */
+}
+
 /* --- the guard ---------------------------------------------------------- */
 
 /* A block [q, q + n) handed out: the freed slots inside it are no longer
@@ -450,6 +467,7 @@ static NOINLINE void perform(struct op *o, int line)
         for (i = 0; i < a[1] && nfreed(); i++)
             handed_out(many[i], a[0]);
         break;
+    case LIBC: do_libc(a[0], line); break;                                         /* CALL libc */
     case SAY: {
         size_t n = strlen(o->word);
         o->word[n] = '\n';
