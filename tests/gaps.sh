@@ -5,7 +5,7 @@
 # (named in brackets) that the fast suites (stacks, ci, depth, hardening,
 # ecosystem, mtrace2massif, ms_print) let live.  Most of them no suite
 # kills at all; some the model suites kill too, more slowly (tests/model
-# in 15-26 s, tests/convmodel: mutants.txt names them second), and the
+# in 25-45 s, tests/convmodel: mutants.txt names them second), and the
 # MTRACE_FREED_MAX ones partly tests/tracer.sh's new budget check (minutes).
 # Small traced programs, built against libmtrace as tests/ci.sh builds
 # them, and hand-written traces and Massif files for the tools.

@@ -16,12 +16,20 @@
      free_static SITE data|bss OFF     free_mmap SITE OFF
      free_stack SITE OFF               free_unmapped SITE OFF
      burst SIZE COUNT                  say WORD
+     libc LEN
      thread                            join
+     fork                              wait
      exit STATUS                       return STATUS
 
    SITE is a or b: each traced call is written twice below, on lines marked
    `SITE name_a` and `SITE name_b`, so that per-site figures are exercised;
-   the model finds the lines by these markers.  SLOT is a handle 0..63.
+   the model finds the lines by these markers.  A and B are the same sites
+   called through one more function (`indirect`), so that with MTRACE_DEPTH
+   two calls of one site have different callers; m (malloc, realloc and free
+   only, not on a thread) is a call written in main itself, a place with no
+   callers.  The lines that call each function on the way (perform's call of
+   do_malloc, main's of perform, ...) are marked `CALL name`.  SLOT is a
+   handle 0..63.
    strdup and strndup copy a string of LEN 'x's.  A slot keeps its pointer
    after a free (that is how a later `free` of it is a double free); an
    allocation stores its result, NULL included; a realloc stores only a
@@ -31,10 +39,18 @@
    (between two inaccessible pages, so that it is a mapping of its own);
    free_stack one OFF bytes into a local array; free_unmapped one OFF bytes
    above 16 TiB, where nothing is mapped.  burst mallocs COUNT blocks of
-   SIZE, then frees them all.  A line starting with # is a comment.  The
+   SIZE, then frees them all.  libc has the C library allocate a string
+   of LEN blanks (asprintf, not traced: it may take any freed block's
+   address), then frees it (a traced free of a block mtrace did not see:
+   silent).  A line starting with # is a comment.  The
    ops between `thread` and its `join` (or the end) run on a new thread
-   while this one waits, so the order of the calls is the script's.
-   Nothing is printed but `say`'s word, on stdout.
+   while this one waits, so the order of the calls is the script's (no fork
+   there).  The ops between `fork` and its `wait` (forks and waits nest like
+   brackets; no wait: the end) run in a child while the parent waits: the
+   child returns from main at the wait (or at its `return`, or ends at its
+   `exit` or by a signal), then the parent says on stdout how it ended,
+   `child PID of PPID: exit STATUS` (or `signal N`), and goes on after the
+   wait.  Nothing else is printed but `say`'s word, on stdout.
 
    One guard: a double free is only one if the C library has not handed the
    address out again.  Every allocation is compared with the freed slots
@@ -49,23 +65,26 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NSLOTS 64
 #define MAXOPS 100000
 #define MAXBURST 100000
 #define MAXSTR 8192
+#define NOINLINE __attribute__((noinline))   /* each caller a frame of its own */
 #define UNMAPPED ((uintptr_t)1 << 44)   /* 16 TiB: below the program, the heap
                                            and the mappings (checked before use) */
 
 enum kind {
     MALLOC, CALLOC, REALLOC, REALLOCARRAY, STRDUP, STRNDUP, ALIGNED_ALLOC,
     POSIX_MEMALIGN, MEMALIGN, VALLOC, PVALLOC, FREE, FREE_AT, REALLOC_AT,
-    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, BURST, SAY, THREAD,
-    JOIN, EXIT, RETURN
+    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, BURST, LIBC, SAY, THREAD,
+    JOIN, FORK, WAIT, EXIT, RETURN
 };
 static const struct { const char *name; int nargs; int site; } kinds[] = {
     [MALLOC] = {"malloc", 2, 1}, [CALLOC] = {"calloc", 3, 1},
@@ -77,16 +96,20 @@ static const struct { const char *name; int nargs; int site; } kinds[] = {
     [FREE_AT] = {"free_at", 2, 1}, [REALLOC_AT] = {"realloc_at", 3, 1},
     [FREE_STATIC] = {"free_static", 2, 1}, [FREE_MMAP] = {"free_mmap", 1, 1},
     [FREE_STACK] = {"free_stack", 1, 1}, [FREE_UNMAPPED] = {"free_unmapped", 1, 1},
-    [BURST] = {"burst", 2, 0}, [SAY] = {"say", 1, 0}, [THREAD] = {"thread", 0, 0},
-    [JOIN] = {"join", 0, 0}, [EXIT] = {"exit", 1, 0}, [RETURN] = {"return", 1, 0},
+    [BURST] = {"burst", 2, 0}, [LIBC] = {"libc", 1, 0}, [SAY] = {"say", 1, 0},
+    [THREAD] = {"thread", 0, 0},
+    [JOIN] = {"join", 0, 0}, [FORK] = {"fork", 0, 0}, [WAIT] = {"wait", 0, 0},
+    [EXIT] = {"exit", 1, 0}, [RETURN] = {"return", 1, 0},
 };
 
 struct op {
     enum kind kind;
-    char site;                  /* 'a' or 'b' */
+    char site;                  /* 'a' or 'b' ('m': in main) */
+    char via;                   /* A or B: called through indirect() */
     unsigned long long arg[3];  /* numbers, in the order of the syntax */
     char word[64];              /* say's word; free_static's data|bss */
-    int end;                    /* thread: the index of its join (or nops) */
+    int end;                    /* thread: the index of its join, fork: of its
+                                   wait (or nops) */
 };
 
 static struct op ops[MAXOPS];
@@ -135,56 +158,56 @@ static void *launder(void *p)
 
 /* --- the traced calls, two sites each ----------------------------------- */
 
-static void *do_malloc(int site, size_t n)
+static NOINLINE void *do_malloc(int site, size_t n)
 {
     if (site == 'a')
         return malloc(n);                                   /* SITE malloc_a */
     return malloc(n);                                       /* SITE malloc_b */
 }
 
-static void *do_calloc(int site, size_t n, size_t size)
+static NOINLINE void *do_calloc(int site, size_t n, size_t size)
 {
     if (site == 'a')
         return calloc(n, size);                             /* SITE calloc_a */
     return calloc(n, size);                                 /* SITE calloc_b */
 }
 
-static void *do_realloc(int site, void *p, size_t n)
+static NOINLINE void *do_realloc(int site, void *p, size_t n)
 {
     if (site == 'a')
         return realloc(p, n);                               /* SITE realloc_a */
     return realloc(p, n);                                   /* SITE realloc_b */
 }
 
-static void *do_reallocarray(int site, void *p, size_t n, size_t size)
+static NOINLINE void *do_reallocarray(int site, void *p, size_t n, size_t size)
 {
     if (site == 'a')
         return reallocarray(p, n, size);                    /* SITE reallocarray_a */
     return reallocarray(p, n, size);                        /* SITE reallocarray_b */
 }
 
-static void *do_strdup(int site, const char *s)
+static NOINLINE void *do_strdup(int site, const char *s)
 {
     if (site == 'a')
         return strdup(s);                                   /* SITE strdup_a */
     return strdup(s);                                       /* SITE strdup_b */
 }
 
-static void *do_strndup(int site, const char *s, size_t n)
+static NOINLINE void *do_strndup(int site, const char *s, size_t n)
 {
     if (site == 'a')
         return strndup(s, n);                               /* SITE strndup_a */
     return strndup(s, n);                                   /* SITE strndup_b */
 }
 
-static void *do_aligned_alloc(int site, size_t align, size_t n)
+static NOINLINE void *do_aligned_alloc(int site, size_t align, size_t n)
 {
     if (site == 'a')
         return aligned_alloc(align, n);                     /* SITE aligned_alloc_a */
     return aligned_alloc(align, n);                         /* SITE aligned_alloc_b */
 }
 
-static void *do_posix_memalign(int site, size_t align, size_t n)
+static NOINLINE void *do_posix_memalign(int site, size_t align, size_t n)
 {
     void *p = NULL;
     int err;
@@ -195,28 +218,28 @@ static void *do_posix_memalign(int site, size_t align, size_t n)
     return err ? NULL : p;
 }
 
-static void *do_memalign(int site, size_t align, size_t n)
+static NOINLINE void *do_memalign(int site, size_t align, size_t n)
 {
     if (site == 'a')
         return memalign(align, n);                          /* SITE memalign_a */
     return memalign(align, n);                              /* SITE memalign_b */
 }
 
-static void *do_valloc(int site, size_t n)
+static NOINLINE void *do_valloc(int site, size_t n)
 {
     if (site == 'a')
         return valloc(n);                                   /* SITE valloc_a */
     return valloc(n);                                       /* SITE valloc_b */
 }
 
-static void *do_pvalloc(int site, size_t n)
+static NOINLINE void *do_pvalloc(int site, size_t n)
 {
     if (site == 'a')
         return pvalloc(n);                                  /* SITE pvalloc_a */
     return pvalloc(n);                                      /* SITE pvalloc_b */
 }
 
-static void do_free(int site, void *p)
+static NOINLINE void do_free(int site, void *p)
 {
     if (site == 'a')
         free(p);                                            /* SITE free_a */
@@ -226,7 +249,7 @@ static void do_free(int site, void *p)
 
 /* --- bad frees: a pointer into a block, static data, mmap, the stack ---- */
 
-static void do_free_at(int site, void *p)
+static NOINLINE void do_free_at(int site, void *p)
 {
     if (site == 'a')
         free(launder(p));                                   /* SITE free_at_a */
@@ -234,14 +257,14 @@ static void do_free_at(int site, void *p)
         free(launder(p));                                   /* SITE free_at_b */
 }
 
-static void *do_realloc_at(int site, void *p, size_t n)
+static NOINLINE void *do_realloc_at(int site, void *p, size_t n)
 {
     if (site == 'a')
         return realloc(launder(p), n);                      /* SITE realloc_at_a */
     return realloc(launder(p), n);                          /* SITE realloc_at_b */
 }
 
-static void do_free_static(int site, char *p)
+static NOINLINE void do_free_static(int site, char *p)
 {
     if (site == 'a')
         free(launder(p));                                   /* SITE free_static_a */
@@ -249,7 +272,7 @@ static void do_free_static(int site, char *p)
         free(launder(p));                                   /* SITE free_static_b */
 }
 
-static void do_free_mmap(int site, char *p)
+static NOINLINE void do_free_mmap(int site, char *p)
 {
     if (site == 'a')
         free(launder(p));                                   /* SITE free_mmap_a */
@@ -257,7 +280,7 @@ static void do_free_mmap(int site, char *p)
         free(launder(p));                                   /* SITE free_mmap_b */
 }
 
-static void do_free_stack(int site, size_t off)
+static NOINLINE void do_free_stack(int site, size_t off)
 {
     char local[256];
     local[0] = (char)site;
@@ -268,7 +291,7 @@ static void do_free_stack(int site, size_t off)
     __asm__ volatile("" : : "r"(local) : "memory");     /* keep the array */
 }
 
-static void do_free_unmapped(int site, size_t off)
+static NOINLINE void do_free_unmapped(int site, size_t off)
 {
     if (site == 'a')
         free(launder((void *)(UNMAPPED + off)));            /* SITE free_unmapped_a */
@@ -277,13 +300,25 @@ static void do_free_unmapped(int site, size_t off)
 }
 
 /* many allocations, then as many frees: the tables grow and shrink */
-static void do_burst(size_t n, unsigned long long count)
+static NOINLINE void do_burst(size_t n, unsigned long long count)
 {
     unsigned long long i;
     for (i = 0; i < count; i++)
         many[i] = malloc(n);                                /* SITE burst_malloc */
     for (i = 0; i < count; i++)
         free(many[i]);                                      /* SITE burst_free */
+}
+
+static void handed_out(void *q, size_t n);
+
+/* a string the C library allocates (untraced), freed here */
+static NOINLINE void do_libc(unsigned long long len, int line)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%*s", (int)(len % MAXSTR), "") < 0)
+        die("asprintf failed", line, 2);
+    handed_out(s, (size_t)(len % MAXSTR) + 1);
+    free(s);                                                /* SITE libc_free */
 }
 
 /* --- the guard ---------------------------------------------------------- */
@@ -373,61 +408,66 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-static void perform(struct op *o, int line)
+/* One op with a site a or b (A, B: o->via) on the calling thread.  Each
+   call of a do_ function is on a line of its own, marked for the model. */
+static NOINLINE void perform(struct op *o, int line)
 {
     unsigned long long *a = o->arg;
     int s = (int)(a[0] % NSLOTS), site = o->site;
     unsigned long long i;
     switch (o->kind) {
-    case MALLOC: set_slot(s, do_malloc(site, a[1]), a[1]); break;
-    case CALLOC: set_slot(s, do_calloc(site, a[1], a[2]), product(a[1], a[2])); break;
+    case MALLOC: set_slot(s, do_malloc(site, a[1]), a[1]); break;                  /* CALL malloc */
+    case CALLOC: set_slot(s, do_calloc(site, a[1], a[2]), product(a[1], a[2])); break;  /* CALL calloc */
     case REALLOC:
         check_not_reused(s, line);
-        after_realloc(s, do_realloc(site, slot[s].p, a[1]), a[1]);
+        after_realloc(s, do_realloc(site, slot[s].p, a[1]), a[1]);                /* CALL realloc */
         break;
     case REALLOCARRAY:
         check_not_reused(s, line);
-        after_realloc(s, do_reallocarray(site, slot[s].p, a[1], a[2]), product(a[1], a[2]));
+        after_realloc(s, do_reallocarray(site, slot[s].p, a[1], a[2]), product(a[1], a[2]));  /* CALL reallocarray */
         break;
-    case STRDUP: set_slot(s, do_strdup(site, string_of(a[1])), a[1] + 1); break;
-    case STRNDUP: set_slot(s, do_strndup(site, string_of(a[1]), a[2]), (a[1] < a[2] ? a[1] : a[2]) + 1); break;
-    case ALIGNED_ALLOC: set_slot(s, do_aligned_alloc(site, a[1], a[2]), a[2]); break;
-    case POSIX_MEMALIGN: set_slot(s, do_posix_memalign(site, a[1], a[2]), a[2]); break;
-    case MEMALIGN: set_slot(s, do_memalign(site, a[1], a[2]), a[2]); break;
-    case VALLOC: set_slot(s, do_valloc(site, a[1]), a[1]); break;
-    case PVALLOC: set_slot(s, do_pvalloc(site, a[1]), a[1]); break;
+    case STRDUP: set_slot(s, do_strdup(site, string_of(a[1])), a[1] + 1); break;  /* CALL strdup */
+    case STRNDUP:
+        set_slot(s, do_strndup(site, string_of(a[1]), a[2]), (a[1] < a[2] ? a[1] : a[2]) + 1);  /* CALL strndup */
+        break;
+    case ALIGNED_ALLOC: set_slot(s, do_aligned_alloc(site, a[1], a[2]), a[2]); break;    /* CALL aligned_alloc */
+    case POSIX_MEMALIGN: set_slot(s, do_posix_memalign(site, a[1], a[2]), a[2]); break;  /* CALL posix_memalign */
+    case MEMALIGN: set_slot(s, do_memalign(site, a[1], a[2]), a[2]); break;        /* CALL memalign */
+    case VALLOC: set_slot(s, do_valloc(site, a[1]), a[1]); break;                  /* CALL valloc */
+    case PVALLOC: set_slot(s, do_pvalloc(site, a[1]), a[1]); break;                /* CALL pvalloc */
     case FREE:
         check_not_reused(s, line);
-        do_free(site, slot[s].p);
+        do_free(site, slot[s].p);                                                  /* CALL free */
         if (slot[s].state == LIVE)
             slot[s].state = FREED;
         break;
-    case FREE_AT: do_free_at(site, (char *)slot[s].p + a[1]); break;
+    case FREE_AT: do_free_at(site, (char *)slot[s].p + a[1]); break;               /* CALL free_at */
     case REALLOC_AT: {
-        void *q = do_realloc_at(site, (char *)slot[s].p + a[1], a[2]);
+        void *q = do_realloc_at(site, (char *)slot[s].p + a[1], a[2]);             /* CALL realloc_at */
         if (q)      /* the tracer let it through: then it is the slot's block */
             set_slot(s, q, a[2]);
         break;
     }
     case FREE_STATIC:
-        do_free_static(site, (strcmp(o->word, "bss") ? data_buf : bss_buf) + a[0] % sizeof bss_buf);
+        do_free_static(site, (strcmp(o->word, "bss") ? data_buf : bss_buf) + a[0] % sizeof bss_buf);  /* CALL free_static */
         break;
-    case FREE_MMAP: do_free_mmap(site, page + a[0] % 4096); break;
-    case FREE_STACK: do_free_stack(site, (size_t)(a[0] % 256)); break;
+    case FREE_MMAP: do_free_mmap(site, page + a[0] % 4096); break;                 /* CALL free_mmap */
+    case FREE_STACK: do_free_stack(site, (size_t)(a[0] % 256)); break;             /* CALL free_stack */
     case FREE_UNMAPPED: {
         unsigned char vec;
         if (mincore((void *)UNMAPPED, 4096, &vec) == 0)
             die("the address meant to be unmapped is mapped", line, 2);
-        do_free_unmapped(site, (size_t)(a[0] % 4096));
+        do_free_unmapped(site, (size_t)(a[0] % 4096));                             /* CALL free_unmapped */
         break;
     }
     case BURST:
         if (a[1] > MAXBURST)
             die("burst: at most 100000 blocks", line, 2);
-        do_burst(a[0], a[1]);
+        do_burst(a[0], a[1]);                                                      /* CALL burst */
         for (i = 0; i < a[1] && nfreed(); i++)
             handed_out(many[i], a[0]);
         break;
+    case LIBC: do_libc(a[0], line); break;                                         /* CALL libc */
     case SAY: {
         size_t n = strlen(o->word);
         o->word[n] = '\n';
@@ -438,9 +478,18 @@ static void perform(struct op *o, int line)
     case EXIT: exit((int)a[0]);
     default: break;
     }
+    __asm__ volatile("" : : : "memory");    /* no call above is a tail call */
 }
 
-/* Runs ops [from, to); returns the status of a `return`, or -1. */
+/* A and B: the same sites, one frame further from main. */
+static NOINLINE void indirect(struct op *o, int line)
+{
+    perform(o, line);                                                              /* CALL perform_indirect */
+    __asm__ volatile("" : : : "memory");
+}
+
+/* Runs ops [from, to) on a thread; returns the status of a `return`, or
+   -1.  (No fork, no op of main's here.) */
 static int run(int from, int to)
 {
     int i;
@@ -454,11 +503,30 @@ static int run(int from, int to)
             i = o->end;                     /* past the join */
         } else if (o->kind == RETURN) {
             return (int)o->arg[0];
+        } else if (o->kind == FORK || o->site == 'm') {
+            die("fork, and the calls of main (site m), only outside threads", i + 1, 2);
+        } else if (o->via) {
+            indirect(o, i + 1);
         } else {
             perform(o, i + 1);
         }
     }
     return -1;
+}
+
+/* The parent's side of `wait`: how child `pid` ended, on stdout. */
+static void reap(pid_t pid, int line)
+{
+    char msg[120];
+    int status, n;
+    if (waitpid(pid, &status, 0) != pid)
+        die("waitpid failed", line, 2);
+    if (WIFSIGNALED(status))
+        n = snprintf(msg, sizeof msg, "child %d of %d: signal %d\n", (int)pid, (int)getpid(), WTERMSIG(status));
+    else
+        n = snprintf(msg, sizeof msg, "child %d of %d: exit %d\n", (int)pid, (int)getpid(), WEXITSTATUS(status));
+    if (write(1, msg, (size_t)n) < 0)
+        _exit(2);
 }
 
 /* --- reading the script ------------------------------------------------- */
@@ -496,9 +564,12 @@ static void parse_line(char *line, int lineno)
     o->kind = (enum kind)k;
     if (kinds[k].site) {
         t = token(&p);
-        if (!t || (strcmp(t, "a") && strcmp(t, "b")))
-            die("the site must be a or b", lineno, 2);
-        o->site = *t;
+        if (!t || t[1] || !strchr("abABm", *t))
+            die("the site must be a, b, A, B or m", lineno, 2);
+        if (*t == 'm' && k != MALLOC && k != REALLOC && k != FREE)
+            die("site m: malloc, realloc and free only", lineno, 2);
+        o->site = *t == 'A' ? 'a' : *t == 'B' ? 'b' : *t;
+        o->via = *t == 'A' || *t == 'B';
     }
     for (i = 0; i < kinds[k].nargs; i++) {
         if (!(t = token(&p)))
@@ -542,27 +613,72 @@ static void read_script(const char *name)
     }
 }
 
-/* `thread` runs to its `join`; a thread without one runs to the end. */
-static void match_threads(void)
+/* `thread` runs to its `join`; a thread without one runs to the end.
+   `fork` runs to its `wait`, counted as brackets; without one, to the end. */
+static void match_spans(void)
 {
-    int i, j;
+    int i, j, open;
     for (i = 0; i < nops; i++) {
-        if (ops[i].kind != THREAD)
-            continue;
-        for (j = i + 1; j < nops && ops[j].kind != JOIN; j++)
-            ;
-        ops[i].end = j;
+        if (ops[i].kind == THREAD) {
+            for (j = i + 1; j < nops && ops[j].kind != JOIN; j++)
+                ;
+            ops[i].end = j;
+        } else if (ops[i].kind == FORK) {
+            for (j = i + 1, open = 1; j < nops; j++)
+                if ((open += (ops[j].kind == FORK) - (ops[j].kind == WAIT)) == 0)
+                    break;
+            ops[i].end = j;
+        }
     }
 }
 
 int main(int argc, char **argv)
 {
-    int status;
+    int i, to, s, status = -1;
     if (argc != 2)
         die("usage: driver SCRIPT", 0, 2);
     page = map_page();
     read_script(argv[1]);
-    match_threads();
-    status = run(0, nops);
+    match_spans();
+    /* The ops outside threads, in this frame: a child goes on here with
+       the ops of its span, then returns from main. */
+    for (i = 0, to = nops; i < to && status < 0; i++) {
+        struct op *o = &ops[i];
+        unsigned long long *a = o->arg;
+        s = (int)(a[0] % NSLOTS);
+        if (o->kind == FORK) {
+            pid_t pid = fork();
+            if (pid < 0)
+                die("fork failed", i + 1, 2);
+            if (pid == 0) {
+                to = o->end;                /* the child: its span, then the end */
+                continue;
+            }
+            reap(pid, i + 1);
+            i = o->end;                     /* the parent: past the wait */
+        } else if (o->kind == THREAD) {
+            pthread_t t;
+            struct span sp = {i + 1, o->end};
+            if (pthread_create(&t, NULL, thread_main, &sp) || pthread_join(t, NULL))
+                die("cannot run a thread", i + 1, 2);
+            i = o->end;                     /* past the join */
+        } else if (o->kind == RETURN) {
+            status = (int)a[0];
+        } else if (o->site == 'm' && o->kind == MALLOC) {
+            set_slot(s, malloc(a[1]), a[1]);                                            /* SITE malloc_m */
+        } else if (o->site == 'm' && o->kind == REALLOC) {
+            check_not_reused(s, i + 1);
+            after_realloc(s, realloc(slot[s].p, a[1]), a[1]);                           /* SITE realloc_m */
+        } else if (o->site == 'm') {
+            check_not_reused(s, i + 1);
+            free(slot[s].p);                                                            /* SITE free_m */
+            if (slot[s].state == LIVE)
+                slot[s].state = FREED;
+        } else if (o->via) {
+            indirect(o, i + 1);                                                         /* CALL indirect */
+        } else {
+            perform(o, i + 1);                                                          /* CALL perform */
+        }
+    }
     return status < 0 ? 0 : status;
 }

@@ -5,12 +5,16 @@
 #
 #   tests/model/run.sh [SEEDS] [FIRST]     SEEDS seeds (default 200) from FIRST (1)
 #   tests/model/run.sh --long N [FIRST]    N longer scripts (for a make target)
-#   tests/model/run.sh --script FILE [--level L] [--mode continue|abort]
+#   tests/model/run.sh --script FILE [--level L] [--mode continue|abort] [--stacks N]
 #                                          one script, every difference shown
+#                                          (--stacks: with MTRACE_DEPTH=N)
 #
 # Each seed is a script for tests/model/driver.c, written by model.py's
 # generator, run at levels 1, 2 and 3 with MTRACE_DOUBLE_FREE=continue,
-# and again without it (abort mode) when it frees something badly.
+# and again without it (abort mode) when it frees something badly; one
+# script in three that does is run once more with MTRACE_DEPTH (--long:
+# every one).  Scripts fork (children, grandchildren, each with its own
+# trace and report) and free in a child what its parent had.
 # model.py predicts every run from README.md and doc/ and compares: one
 # ok/FAIL line per property, not per seed.  A failure names the first seed
 # and level that differ, shrinks that script to a minimal one and prints the
@@ -19,26 +23,28 @@
 # Environment: CC (default cc) and TEST_CFLAGS (default -g -O1) build the
 # driver; MODEL_KINDS picks the kinds of bad free (default all; `old`:
 # double, realloc-double and stack, what mtrace reported before issue 22;
-# `new`: double-far, interior, realloc-interior, static, mmap, unmapped;
-# or a list of kinds, e.g. MODEL_KINDS=double-far,interior);
+# `new`: double-far, interior, realloc-interior, static, mmap, unmapped,
+# fork; or a list of kinds, e.g. MODEL_KINDS=double-far,interior);
 # MODEL_BUILD=lib|header forces one build (default: the library for even
 # seeds, the one-line use for odd ones); MODEL_TOP tests another tree's
 # mtrace.h and libmtrace; MODEL_JOBS (default: the number of CPUs);
 # MODEL_SHRINK=0 skips the shrinking, MODEL_SHRINK_SECONDS bounds it (120);
-# MODEL_KEEP is where the shrunk script is written ($TMPDIR/mtrace-model).
+# MODEL_KEEP is where the shrunk script is written ($TMPDIR/mtrace-model);
+# MODEL_STRICT=1 compares what model.py leaves out for known runtime bugs.
 . "$(dirname "$0")/../lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=${MODEL_TOP:-$(cd "$HERE/../.." && pwd)}
 BASH_ARGV0=model      # finish names the suite after $0: "model: N passed", not "run"
 
-seeds=200 first=1 long= script= level= mode= seeded=
+seeds=200 first=1 long= script= level= mode= seeded= stacks=
 while [ $# -gt 0 ]; do
     case $1 in
         --long) long=--long seeds=${2:?--long N} seeded=1 first=1000001; shift 2 ;;
         --script) script=${2:?--script FILE}; shift 2 ;;
         --level) level=${2:?}; shift 2 ;;
         --mode) mode=${2:?}; shift 2 ;;
-        -*) echo "usage: $0 [SEEDS] [FIRST] | --long N [FIRST] | --script FILE [--level L] [--mode M]" >&2; exit 2 ;;
+        --stacks) stacks=${2:?}; shift 2 ;;
+        -*) echo "usage: $0 [SEEDS] [FIRST] | --long N [FIRST] | --script FILE [--level L] [--mode M] [--stacks N]" >&2; exit 2 ;;
         *) if [ -z "$seeded" ]; then seeds=$1 seeded=1; else first=$1; fi; shift ;;
     esac
 done
@@ -46,7 +52,9 @@ case $script in /*|'') ;; *) script=$PWD/$script ;; esac
 
 # The driver at each level, in the library use (-DMTRACE_LIB, -lmtrace) and
 # in the one-line use (the runtime compiled in).  It is compiled from its own
-# directory so that its sites are `driver.c:LINE`, as the model expects.
+# directory so that its sites are `driver.c:LINE`, as the model expects, and
+# with frame pointers and no tail calls, so that MTRACE_DEPTH runs walk
+# every caller (README "Call stacks").
 build() {
     local use=$1 level=$2 traced linked
     if [ "$use" = lib ]; then
@@ -54,7 +62,8 @@ build() {
     else
         traced="-include $TOP/mtrace.h" linked=
     fi
-    (cd "$HERE" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=$level $traced driver.c \
+    (cd "$HERE" && $CC $CFLAGS_T -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-optimize-sibling-calls \
+        -Wall -Wextra -DMTRACE=$level $traced driver.c \
         -o "$TMP/driver-$use-$level" $linked -lpthread) > "$TMP/build-$use-$level.log" 2>&1
 }
 builds="lib header"
@@ -103,7 +112,7 @@ if [ -n "$ASAN" ]; then
     echo "     AddressSanitizer: no bad frees (MODEL_KINDS=none)"
 fi
 if [ -n "$script" ]; then
-    set -- script "$script" ${level:+--level "$level"} ${mode:+--mode "$mode"}
+    set -- script "$script" ${level:+--level "$level"} ${mode:+--mode "$mode"} ${stacks:+--stacks "$stacks"}
 else
     set -- check --seeds "$seeds" --first "$first" $long --jobs "${MODEL_JOBS:-$(nproc 2> /dev/null || echo 2)}"
 fi
