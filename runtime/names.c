@@ -150,22 +150,15 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
 
 /* Names for the addresses a[0..n): mt.syms, sorted and unique.  The C
    library allocates on the way (qsort's buffer, posix_spawn's file
-   actions): those blocks are the tracer's, and the interposers must not
-   take them for the program's.  A bad-free report names its places
-   while the program runs (MTRACE_DOUBLE_FREE=continue goes on): the
-   address of a block the program freed, handed to posix_spawn and back,
-   lost its tombstone, and the program's next free of it reached the C
-   library's abort instead of mtrace's report.  So this thread counts as
-   inside the tracer meanwhile (busy 3: mtrace_lock_traced). */
+   actions), and a bad-free report names its places while the program
+   runs: the thread counts as inside the tracer meanwhile
+   (mtrace_own_calls_begin says why). */
 static void mtrace_symbolize_now(const uintptr_t *a, unsigned n);
 static void mtrace_symbolize(const uintptr_t *a, unsigned n)
 {
-    int was = mtrace_pending.busy;
-    mtrace_pending.busy = 3;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int was = mtrace_own_calls_begin();
     mtrace_symbolize_now(a, n);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    mtrace_pending.busy = was;
+    mtrace_own_calls_end(was);
 }
 
 static void mtrace_symbolize_now(const uintptr_t *a, unsigned n)

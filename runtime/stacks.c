@@ -24,8 +24,12 @@ static int mtrace_on_stack(const void *p)
     struct mtrace_pending *q = &mtrace_pending;
     if (!q->stack_hi) {
         uintptr_t lo, hi;
+        int was, known;
         q->stack_hi = 1;        /* unknown: nothing is on it */
-        if (mtrace_stack_bounds(&lo, &hi)) {
+        was = mtrace_own_calls_begin();     /* the C library allocates on the way */
+        known = mtrace_stack_bounds(&lo, &hi);
+        mtrace_own_calls_end(was);
+        if (known) {
             q->stack_lo = lo;
             q->stack_hi = hi;
         }

@@ -126,6 +126,28 @@ static MTRACE_HOT void mtrace_unlock(void)
     mtrace_pending.busy = 0;
 }
 
+/* The tracer's own calls of the C library (addr2line's posix_spawn, the
+   thread's stack bounds: pthread_getattr_np reallocs, and reads /proc with
+   stdio on the main thread) allocate and free: those blocks are the
+   tracer's, and the interposers must not take them for the program's.  A
+   freed block's address handed out there and back lost its tombstone, and
+   the program's next free of it reached the C library's abort instead of
+   mtrace's report.  So the thread counts as inside the tracer meanwhile
+   (busy 3: mtrace_lock_traced lets those calls pass, uncounted). */
+static int mtrace_own_calls_begin(void)
+{
+    int was = mtrace_pending.busy;
+    mtrace_pending.busy = 3;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return was;
+}
+
+static void mtrace_own_calls_end(int was)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mtrace_pending.busy = was;
+}
+
 /* Takes the lock for a traced call once the tracer is READY: 0 (and no
    lock) if a signal handler interrupted the tracer on this thread (its
    call passes through untraced and is counted), or tracing ended while
@@ -133,7 +155,7 @@ static MTRACE_HOT void mtrace_unlock(void)
 static MTRACE_HOT int mtrace_lock_traced(void)
 {
     if (mtrace_pending.busy) {  /* a signal handler interrupted us here, */
-        if (mtrace_pending.busy != 3)   /* or the tracer's own calls (mtrace_symbolize) */
+        if (mtrace_pending.busy != 3)   /* or the tracer's own calls (mtrace_own_calls_begin) */
             __atomic_add_fetch(&mt.passed, 1, __ATOMIC_RELAXED);
         return 0;
     }

@@ -303,4 +303,39 @@ X
     same "fork, MTRACE_DEPTH=8: each place with its callers" "$F/want" "$F/got"
 fi
 
+
+# --- 19. (issue 37) The tracer's own calls of the C library (the stack
+#         bounds it asks at an invalid free or a silent untraced one) take
+#         no freed block's address from it: the double free that follows
+#         is still reported, on the main thread and on a new one, in both
+#         uses, stopping and continuing.  tests/hardening/ownalloc.c
+F=$TMP/own && mkdir -p "$F" && cp ownalloc.c "$F/"
+(cd "$F" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -include "$TOP/mtrace.h" ownalloc.c -o "$B/ownalloc-one" -lpthread)
+(cd "$F" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=2 -DMTRACE_LIB -include "$TOP/mtrace.h" ownalloc.c \
+    -o "$B/ownalloc-2" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread)
+# own BUILD MODE KIND [thread]: the report's lines, stdout and the exit status, in $F/got
+own() {
+    local bin=$1 mode=$2; shift 2
+    (cd "$F" && MTRACE_DOUBLE_FREE=$mode MTRACE=own.trace timeout 20 "$B/ownalloc-$bin" "$@" > out 2> err; echo "exit $?" > rc)
+    { grep -E ': (error|note): ' "$F/err"; cat "$F/out" "$F/rc"; } > "$F/got"
+}
+for bin in one 2; do
+    for where in main thread; do
+        arg=; [ $where = thread ] && arg=thread
+        for mode in abort continue; do
+            own $bin $mode invalid $arg
+            printf 'ownalloc.c:28: error: invalid free of an address that is not mapped (in run)\n' > "$F/want"
+            if [ $mode = continue ]; then
+                printf 'ownalloc.c:31: error: double free of a block (in run)\nownalloc.c:24: note: the block was allocated here (in run)\nownalloc.c:26: note: and first freed here (in run)\nended\nexit 1\n' >> "$F/want"
+            else
+                echo "exit 134" >> "$F/want"
+            fi
+            same "own calls ($bin, $where, $mode): an invalid free, then a double free: both reported" "$F/want" "$F/got"
+        done
+        own $bin abort untraced $arg
+        printf 'ownalloc.c:31: error: double free of a block (in run)\nownalloc.c:24: note: the block was allocated here (in run)\nownalloc.c:26: note: and first freed here (in run)\nexit 134\n' > "$F/want"
+        same "own calls ($bin, $where): an untraced block freed, then a double free: reported, stopped" "$F/want" "$F/got"
+    done
+done
+
 finish

@@ -92,10 +92,6 @@ written down so that a change of it is seen.  The rules, in one place:
     A thread's callers end in the C library (start_thread), not predicted:
     the runs with stacks are made of the script without its threads.
 
-Two runtime bugs this model found are left out of the comparison until
-they are fixed (CHILD_COUNTS_UNCHECKED, RUNTIME_TAKES_FREED; MODEL_STRICT=1
-compares everything).
-
 One rule is not about mtrace but about the C library: a free of a freed
 block is only a double free if the address was not handed out again in
 between.  `Model.certain` decides, conservatively, from glibc's tcache
@@ -158,34 +154,6 @@ OLD_KINDS = ['double', 'realloc-double', 'stack']
 NEW_KINDS = ['double-far', 'interior', 'realloc-interior', 'static', 'mmap', 'unmapped', 'fork']
 KINDS = OLD_KINDS + NEW_KINDS
 KIND_SETS = {'all': KINDS, 'old': OLD_KINDS, 'today': OLD_KINDS, 'new': NEW_KINDS, 'none': []}
-
-# A runtime bug this model found (issue 36's model, reported with a
-# reproducer): a forked child's temporary counts (the JSON's `temporary`,
-# each site's `temporary`, the summary's "were temporary" line), each
-# site's `total_bytes` and the size histogram carry its parent's, where
-# doc/processes.md says that its "totals, peaks, counts and temporaries
-# start at 0".  Until it is fixed those figures of a child are not compared
-# (the model predicts them from the contract all the same); MODEL_STRICT=1
-# compares them.
-CHILD_COUNTS_UNCHECKED = os.environ.get('MODEL_STRICT', '') != '1'
-CHILD_FIGURES = ('temporary', 'size_histogram')
-CHILD_SITE_FIGURES = ('temporary', 'total_bytes')
-# (likewise a site's peak_blocks, where the child's peak is 0 bytes: the
-# summary's `blocks` and the JSON's `peak_blocks` are the parent's)
-
-# A second one: the runtime's own calls of the C library take freed
-# blocks' addresses back, and mtrace then forgets those blocks (as it
-# forgets an address the C library hands to code it does not see): the
-# next double free of such a block goes to the C library (which aborts)
-# unreported.  Found twice: the report of an invalid free asks the
-# thread's stack bounds (pthread_getattr_np: realloc, and /proc read with
-# stdio on the main thread) the first time in each thread; with
-# MTRACE_DEPTH the report of any bad free runs addr2line (posix_spawnp).
-# Until it is fixed the model counts every freed block as handed out again
-# after such a report (a later free of it is not defined), and a run with
-# stacks whose script then is not defined is made in abort mode;
-# MODEL_STRICT=1 does not.
-RUNTIME_TAKES_FREED = CHILD_COUNTS_UNCHECKED
 
 
 def kinds_name(kinds):
@@ -492,7 +460,6 @@ class Proc:
         self.tcache = Counter()         # see into_tcache
         self.status, self.aborted = 0, False
         self.forked = parent is not None    # its report is tagged: a child, or once it forked
-        self.bounds = parent.bounds if parent else False     # (see RUNTIME_TAKES_FREED)
         self.ties = {'rows': {}, 'temporary': {}, 'sites': {}, 'leaks': {}}    # see Accounts.ranked
 
 
@@ -518,7 +485,6 @@ class Model:
         self.stdout = []
         self.err = []                   # ('lines', [...]) at a bad call, ('report', proc) at an exit
         self.thread = 0                 # 1 on a thread (driver.c's threads do not nest)
-        self.thread_bounds = False      # (see RUNTIME_TAKES_FREED)
         self.ends = {}
 
     @property
@@ -668,7 +634,6 @@ class Model:
 
     def thread_started(self):
         # pthread_create allocates (the thread's DTV) in the C library
-        self.thread_bounds = False
         for state, block in self.slots:
             if state == FREED and not block.parked:
                 block.reused = True
@@ -684,17 +649,6 @@ class Model:
         if self.mode == 'abort':
             self.p.aborted = True
             raise Ended
-        if RUNTIME_TAKES_FREED:                     # (see RUNTIME_TAKES_FREED)
-            asked = self.thread_bounds if self.thread else self.p.bounds
-            if self.stacks or not (double or asked):
-                for state, block in self.slots:
-                    if state == FREED:
-                        block.reused = True
-            if not double:
-                if self.thread:
-                    self.thread_bounds = True
-                else:
-                    self.p.bounds = True
         if double:
             self.double += 1
         else:
@@ -1708,7 +1662,7 @@ def stdout_by_name(text, names):
         '<%s>' % names[g] if g in names else g for g in m.groups()), text, flags=re.M)
 
 
-def compare_json(expected, text, names, child=False):
+def compare_json(expected, text, names):
     """Differences between the model's report and the program's."""
     if expected is None:
         return [] if text is None else ['a JSON report was written; none expected']
@@ -1722,9 +1676,8 @@ def compare_json(expected, text, names, child=False):
     for key in ('pid', 'max_rss_bytes', 'tracer_bytes_at_peak'):
         if not isinstance(actual.get(key), int) or actual[key] < 0:
             problems.append('%s: %r is not a count' % (key, actual.get(key)))
-    skip = CHILD_FIGURES if child and CHILD_COUNTS_UNCHECKED else ()
     for key, want in expected.items():
-        if key == 'sites' or key in skip:
+        if key == 'sites':
             continue
         got = actual.get(key, 'missing')
         if key == 'pid':
@@ -1735,11 +1688,10 @@ def compare_json(expected, text, names, child=False):
             got = by_name(got, names)
         if got != want:
             problems.append('%s: expected %r, got %r' % (key, want, got))
-    return problems + compare_sites(expected['sites'], actual.get('sites'),
-                                    CHILD_SITE_FIGURES if child and CHILD_COUNTS_UNCHECKED else ())
+    return problems + compare_sites(expected['sites'], actual.get('sites'))
 
 
-def compare_sites(want, got, skip=()):
+def compare_sites(want, got):
     """Each site's figures (matched by function, file and line), then
     their order."""
     if not isinstance(got, list) or not all(isinstance(g, dict) for g in got):
@@ -1754,8 +1706,7 @@ def compare_sites(want, got, skip=()):
         if g is None:
             problems.append('site %s: missing' % key(w))
             continue
-        bad = ['%s %r (expected %r)' % (k, g.get(k), v) for k, v in w.items() if g.get(k) != v and k not in skip
-               and not (skip and k == 'peak_blocks' and w['peak_bytes'] == 0)]
+        bad = ['%s %r (expected %r)' % (k, g.get(k), v) for k, v in w.items() if g.get(k) != v]
         if bad:
             problems.append('site %s: %s' % (key(w), ', '.join(bad)))
     extra = set(by_key) - {key(w) for w in want}
@@ -1852,8 +1803,7 @@ def check_run(model, run, sites):
             for group, msg in problems:
                 fail(group, who + msg)
         else:
-            problems = compare_json(model.report(proc) if proc is not None else None, files.get(name), names,
-                                    child=proc is not None and proc.index > 0)
+            problems = compare_json(model.report(proc) if proc is not None else None, files.get(name), names)
             if problems:
                 fail(G_JSON, who + '\n'.join(problems[:8]))
     return fails
@@ -1862,13 +1812,6 @@ def check_run(model, run, sites):
 def check_stderr(model, got, fail):
     """Line for line, and by groups of lines for a clearer message."""
     want = model.stderr()
-    if CHILD_COUNTS_UNCHECKED:    # (see CHILD_COUNTS_UNCHECKED)
-        def keep(l):
-            return not re.match(r'\[pid <P[1-9]\d*>\] \*\*\* MTRACE: .* were temporary ', l)
-
-        def blur(l):
-            return re.sub(r'^(\[pid <P[1-9]\d*>\] {10}0) {8,9}\d+ ', r'\1         ? ', l)
-        want, got = [blur(l) for l in want if keep(l)], [blur(l) for l in got if keep(l)]
     wg, gg = stderr_groups(want), stderr_groups(got)
     for group in (G_BAD, G_SUMMARY, G_LEAKS):
         w = [l for l, g in zip(want, wg) if g == group]
@@ -1934,7 +1877,7 @@ def stacks_run(ops, sites, every=1):
     (8, or 2 or 3: chains cut short) chosen by the script's checksum, which
     also picks one script in `every` (a run with stacks costs several of
     the others: addr2line at each report); in continue mode, or in abort
-    mode where continuing is not defined (see RUNTIME_TAKES_FREED)."""
+    mode where continuing is not defined."""
     variant = without_threads(ops)
     h = zlib.crc32(format_script(variant).encode())
     level, depth = 1 + h % 3, (8, 8, 8, 2, 3)[h // 3 % 5]
@@ -2078,9 +2021,6 @@ def cmd_check(opts):
           % (kinds_name(kinds), ','.join(kinds) or 'none', runs, sum(r['aborts'] for r in results),
              sum(r['stacks'] for r in results), sum(bool(r['forks']) for r in results),
              sum(r['forks'] for r in results)), flush=True)
-    if CHILD_COUNTS_UNCHECKED:
-        print('INFO left out for two known runtime bugs (model.py CHILD_COUNTS_UNCHECKED, RUNTIME_TAKES_FREED; '
-              'MODEL_STRICT=1 compares them)', flush=True)
     first_fail = None
     for group in GROUPS:
         hits = [(r['seed'], r['build'], lvl, mode, stacks, msg) for r in results

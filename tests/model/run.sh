@@ -30,7 +30,6 @@
 # mtrace.h and libmtrace; MODEL_JOBS (default: the number of CPUs);
 # MODEL_SHRINK=0 skips the shrinking, MODEL_SHRINK_SECONDS bounds it (120);
 # MODEL_KEEP is where the shrunk script is written ($TMPDIR/mtrace-model);
-# MODEL_STRICT=1 compares what model.py leaves out for known runtime bugs.
 . "$(dirname "$0")/../lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=${MODEL_TOP:-$(cd "$HERE/../.." && pwd)}
