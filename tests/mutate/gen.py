@@ -31,7 +31,12 @@ The rules (one mutant changes one line; the runner needs its text):
          in an array's declaration (char buf[64]: a buffer one larger
          changes nothing a test can see, one smaller only what a
          sanitizer sees), the constant condition of a while (while (0)
-         made while (1) hangs), #include, #line, #pragma and #error lines
+         made while (1) hangs), the C library's feature macros
+         (#define _POSIX_C_SOURCE 200809L), versions in #if (199901L: a
+         constant of 10000 or more there), the arguments of
+         __attribute__ but a constructor's or destructor's priority
+         (aligned(64), format(printf, 2, 3): no code, or no build), and
+         #include, #line, #pragma and #error lines
   cond   a condition forced: if (X) made if (1) and if (0), while (X) made
          while (0) (never while (1): it would hang), when X is on one line
          and is not already 0 or 1
@@ -198,6 +203,42 @@ def array_size(code, k):
     return (before.kind == "id" and before.text not in NOT_TYPES) or before.text == "*"
 
 
+def enclosing(seq, k):
+    """The names before the parentheses around seq[k], innermost first
+    (within its statement)."""
+    names, depth = [], 0
+    for j in range(k - 1, -1, -1):
+        x = seq[j].text
+        if x in (";", "{", "}"):
+            break
+        if x == ")":
+            depth += 1
+        elif x == "(":
+            if depth:
+                depth -= 1
+            else:
+                names.append(seq[j - 1].text if j else "")
+    return names
+
+
+def no_const(seq, k):
+    """The constants no rule changes (see the header)."""
+    if array_size(seq, k):
+        return True
+    if k >= 2 and seq[k - 1].text == "(" and seq[k - 2].text == "while" \
+            and k + 1 < len(seq) and seq[k + 1].text == ")":
+        return True
+    pp = seq[0].pp
+    if pp == "define" and len(seq) > 2 and re.match(r"_[A-Z]", seq[2].text):
+        return True         # the C library's feature macros: _POSIX_C_SOURCE 200809L
+    if pp in ("if", "elif") and int(re.match(r"0[xX][0-9a-fA-F]+|[0-9]*", seq[k].text).group() or "0", 0) >= 10000:
+        return True         # a version: __STDC_VERSION__ >= 199901L
+    names = enclosing(seq, k)
+    if "__attribute__" in names and names[0] not in ("constructor", "destructor"):
+        return True         # aligned(64), format(printf, 2, 3)
+    return False
+
+
 def matching(code, k):
     """The index of the ) that closes the ( at code[k], or None."""
     depth = 0
@@ -334,10 +375,7 @@ def mutants_of(path, text):
                 y = "||" if x == "&&" else "&&"
                 add("logic", t, t, y, "%s -> %s" % (x, y))
             elif t.kind == "num":
-                if array_size(seq, k):
-                    continue
-                if k >= 2 and seq[k - 1].text == "(" and seq[k - 2].text == "while" \
-                        and k + 1 < len(seq) and seq[k + 1].text == ")":
+                if no_const(seq, k):
                     continue
                 for v in integer_variants(x):
                     add("const", t, t, v, "%s -> %s" % (x, v))
