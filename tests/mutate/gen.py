@@ -29,7 +29,8 @@ The rules (one mutant changes one line; the runner needs its text):
          (decimal, hex kept in hex with its width and case, octal in
          octal, the suffix kept), in #define's bounds too.  Not: the size
          in an array's declaration (char buf[64]: a buffer one larger
-         changes nothing a test can see, one smaller only what a
+         or char obuf[1 << 16] changes nothing a test can see, one
+         smaller only what a
          sanitizer sees), the constant condition of a while (while (0)
          made while (1) hangs), the C library's feature macros
          (#define _POSIX_C_SOURCE 200809L), versions in #if (199901L: a
@@ -190,13 +191,29 @@ def integer_variants(s):
 
 
 def array_size(code, k):
-    """Is code[k] the size in an array's declaration: name[N] with a type
-    (or *, or another [N]) before the name?"""
-    if k < 2 or k + 1 >= len(code) or code[k - 1].text != "[" or code[k + 1].text != "]":
+    """Is code[k] in the size of an array's declaration: name[N] or
+    name[1 << 16], with a type (or *, or another [N]) before the name?"""
+    depth, j = 0, k - 1
+    while j >= 0:           # back to the [ around code[k]
+        x = code[j].text
+        if x in (";", "{", "}"):
+            return False
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth == 0:
+                break
+            depth -= 1
+        j -= 1
+    if j < 1 or code[j].text != "[":
         return False
-    j = k - 2
-    while j >= 2 and code[j].text == "]" and code[j - 2].text == "[":
-        j -= 3              # int a[2][3]: back to the name
+    j -= 1
+    while j >= 2 and code[j].text == "]":
+        d = 1                   # int a[2][3]: back to the name
+        j -= 1
+        while j >= 0 and d:
+            d += {"]": 1, "[": -1}.get(code[j].text, 0)
+            j -= 1
     if j < 1 or code[j].kind != "id":
         return False
     before = code[j - 1]
