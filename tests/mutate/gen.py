@@ -457,7 +457,7 @@ def mutants_of(path, text):
 def suites_of(path):
     for pattern, suites in SUITES_BY_FILE:
         if re.search(pattern, path):
-            return suites
+            return " ".join(dict.fromkeys(suites.split()))    # each once
     return RUNTIME
 
 
