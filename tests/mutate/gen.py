@@ -641,7 +641,10 @@ def report(entries, results):
                                             "   (%d not built)" % s if s else ""))
     surv = [e for e in entries if "op" in e and res.get(e["id"], ("",))[0] == "survived"]
     out.append("")
-    out.append("Survivors (%d): no covering suite and not the whole suite killed them" % len(surv))
+    dead = sum("same code" in res[e["id"]][1] for e in surv)
+    out.append("Survivors (%d), each with what it lived through%s:" % (
+        len(surv), "; %d the same code as the unchanged tree in this build (dead here: "
+        "another platform's or configuration's code)" % dead if dead else ""))
     for e in surv:
         out.append("SURVIVED %s  (%s; %s)" % (e["id"], e["why"], res[e["id"]][1]))
         out.append(diff(e).rstrip("\n"))

@@ -42,7 +42,11 @@
 # passed already; a FAIL line the unchanged tree did not have, or a suite
 # that ends without its "N passed" line, kills it (the suite named).
 # Only then is it SURVIVED.  (MUTATE_WHOLE=0 skips this: such mutants are
-# then "survived its suites", counted as survivors.)
+# then "survived its suites", counted as survivors.)  A generated mutant
+# whose build made the same code as the unchanged tree's (the runtime's
+# object and the tools, stripped) is said so: dead code in this build,
+# another platform's or configuration's, which only another machine's
+# run can judge; it still runs every suite.
 #
 # At the end: the hand-written list's score, "N of M killed (P%)", and its
 # survivors; the generated mutants' score by file (killed of counted, %),
@@ -160,6 +164,18 @@ helper parse "$LIST" "$COPY" > "$WORK/entries" || exit 2
 if ! (cd "$COPY" && make -s all > "$LOGS/build.log" 2>&1); then
     echo "mutate: the unchanged tree does not build:"; tail -20 "$LOGS/build.log"; exit 2
 fi
+# code_sig: the code this build made (the runtime's object and the three
+# tools, stripped of their debug information and build ids): the same
+# for a mutant means its change is dead code in this build (another
+# platform's branch, another configuration's); it still runs its suites
+# (the one-line use, -m32 and musl compile the runtime otherwise)
+code_sig() {
+    local f
+    for f in mtrace.pic.o ms_print mtrace2massif mtrace-diff; do
+        strip --remove-section=.note.gnu.build-id -o "$WORK/stripped" "$COPY/$f" 2> /dev/null && cksum < "$WORK/stripped"
+    done | cksum
+}
+base_sig=$(code_sig)
 
 # --- which entries: the IDs given, or all (the hand-written ones unless
 #     --no-hand, the generated ones asked for)
@@ -249,7 +265,7 @@ while IFS=$'\t' read -r id file suites why; do
     mkdir -p "$ORIG/$(dirname "$file")"
     cp "$COPY/$file" "$ORIG/$file"
     helper apply "$LIST" "$COPY" "$id" "$ORIG" < /dev/null
-    verdict= by=
+    verdict= by= same=
     if ! (cd "$COPY" && make -s all > "$LOGS/$id.build" 2>&1 < /dev/null); then
         if [ -n "$generated" ]; then
             verdict="NOT BUILT (not counted): $(grep -m1 'error' "$LOGS/$id.build" | cut -c1-100)"
@@ -260,6 +276,7 @@ while IFS=$'\t' read -r id file suites why; do
             killed=$((killed + 1))
         fi
     else
+        [ -n "$generated" ] && [ "$(code_sig)" = "$base_sig" ] && same="; the same code as the unchanged tree in this build"
         ran=
         for s in $(suites_of "$suites"); do
             case " $broken " in *" $s "*) continue ;; esac
@@ -281,11 +298,11 @@ while IFS=$'\t' read -r id file suites why; do
             if [ -n "$generated" ]; then printf '%s\tkilled\t%s\n' "$id" "$by" >> "$WORK/results"
             else killed=$((killed + 1)); fi
         elif [ -n "$generated" ] && [ "${MUTATE_WHOLE:-1}" != 0 ]; then
-            verdict="lives through its suites ($suites): the whole suite later"
-            printf '%s\twhole\t%s\n' "$id" "$ran" >> "$WORK/results"
+            verdict="lives through its suites ($suites): the whole suite later$same"
+            printf '%s\twhole\t%s\t%s\n' "$id" "$ran" "$same" >> "$WORK/results"
         elif [ -n "$generated" ]; then
-            verdict="SURVIVED its suites (MUTATE_WHOLE=0: not the whole suite)"
-            printf '%s\tsurvived\tits suites only, not the whole suite\n' "$id" >> "$WORK/results"
+            verdict="SURVIVED its suites (MUTATE_WHOLE=0: not the whole suite)$same"
+            printf '%s\tsurvived\tits suites only, not the whole suite%s\n' "$id" "$same" >> "$WORK/results"
         else
             verdict=SURVIVED survivors="$survivors $id"
         fi
@@ -309,7 +326,7 @@ if grep -q '	whole	' "$WORK/results"; then
     sed 's/^/    /' "$WORK/whole-baseline" | cut -c1-150
     grep '	whole	' "$WORK/results" > "$WORK/whole"
     sed -i '/	whole	/d' "$WORK/results"
-    while IFS=$'\t' read -r id _ ran; do
+    while IFS=$'\t' read -r id _ ran same; do
         t0=$(date +%s)
         file=$(awk -F'\t' -v id="$id" '$1 == id {print $2}' "$WORK/entries")
         cp "$COPY/$file" "$ORIG/$file"
@@ -330,8 +347,8 @@ if grep -q '	whole	' "$WORK/results"; then
             verdict="KILLED by $by"
             printf '%s\tkilled\t%s\n' "$id" "$by" >> "$WORK/results"
         else
-            verdict=SURVIVED
-            printf '%s\tsurvived\tits suites (%s) and the whole suite\n' "$id" "${ran# }" >> "$WORK/results"
+            verdict="SURVIVED$same"
+            printf '%s\tsurvived\tits suites (%s) and the whole suite%s\n' "$id" "${ran# }" "$same" >> "$WORK/results"
         fi
         cp "$ORIG/$file" "$COPY/$file"
         printf '%-28s %s  [%s s]\n' "$id" "$verdict" "$(($(date +%s) - t0))"
