@@ -102,11 +102,11 @@ SUITES_BY_FILE = [
     (r"runtime/|^mtrace\.h$", RUNTIME),
     (r"convert/ms_print", "ms_print convmodel"),
     (r"convert/m2m_html", "mtrace2massif html"),
-    (r"convert/m2m_(parse|stack|sym)\.c$", "stacks convmodel mtrace2massif diff"),
-    (r"convert/(m2m_|mtrace2massif\.c)", "stacks convmodel mtrace2massif"),
+    (r"convert/(m2m_(parse|stack|sym)\.c|m2m\.h)$", "stacks convmodel mtrace2massif diff"),
+    (r"convert/(m2m|mtrace2massif\.c)", "stacks convmodel mtrace2massif"),
     (r"convert/diff_html", "diff html"),
     (r"convert/(diff|mtrace-diff)", "diff"),
-    (r"convert/tool\.", "convmodel zstd ms_print mtrace2massif diff"),
+    (r"convert/", "convmodel zstd ms_print mtrace2massif diff"),    # tool.c, tool.h
 ]
 
 OPS = ("rel", "logic", "const", "cond", "stmt", "flag")
