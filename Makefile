@@ -177,15 +177,29 @@ fuzz-mtrace2massif:
 # Benchmarks of the tools alone (bench/run.sh runs them too): ours against
 # /usr/bin/ms_print on a >= 50 MB Massif file; mtrace2massif's records/s.
 BENCH_RECORDS ?= 100000000
-# The suites' mutation check (tests/mutate/run.sh): each change listed in
-# tests/mutate/mutants.txt made to a copy of the tree, built, and run
-# against the suites that should catch it; fails below 95% caught or when
-# a change no longer applies to the source (which `make test` checks too,
-# in tests/ci.sh).  About 13 minutes on 2 idle cores.
-# `make mutate MUTANTS="peak-recno budget-mega"` runs some.
+# The suites' mutation check (tests/mutate/run.sh, tests/mutate/README.md):
+# mutants made to a copy of the tree, built, and run against the suites
+# that should catch them.  `make mutate`: the hand-written regression list
+# (tests/mutate/mutants.txt; fails below 95% caught or when a change no
+# longer applies to the source, which `make test` checks too, in
+# tests/ci.sh), then MUTATE_SAMPLE mutants made by rule over runtime/,
+# mtrace.h and convert/ (tests/mutate/gen.py), a sample stratified by file
+# that MUTATE_SEED reproduces: each run against its file's suites, then,
+# if none kills it, the whole suite; the score by file and every survivor
+# with its diff.  Hours on 2 loaded cores (the whole suite for each
+# survivor); MUTATE_WHOLE=0 skips that step.  `make mutate-all`: every
+# generated mutant (about 14000: days).  `make mutate-hand`: the list
+# alone (about 13 minutes on 2 idle cores).  `make mutate MUTANTS="peak-recno
+# account.c:rel:a3cf5e74"` runs some, hand-written or generated.
+MUTATE_SAMPLE ?= 300
+MUTATE_SEED ?= 1
 mutate:
-	tests/mutate/run.sh $(MUTANTS)
-.PHONY: mutate
+	tests/mutate/run.sh $(if $(MUTANTS),,--sample $(MUTATE_SAMPLE) --seed $(MUTATE_SEED)) $(MUTANTS)
+mutate-all:
+	tests/mutate/run.sh --all
+mutate-hand:
+	tests/mutate/run.sh
+.PHONY: mutate mutate-all mutate-hand
 
 bench-ms_print:
 	bench/ms_print.sh $(BENCH_RUNS)

@@ -5,7 +5,9 @@
 # the text report.  tests/ci/cache.c leaks 300 bytes on purpose (its
 # vendor's cache, vendor.h:5) and 10 by mistake (cache.c:16); its peak is
 # 8300 bytes, at record 2.  Last, the project's own CI: the mutation
-# check's list still fits the source (tests/mutate/run.sh --check).
+# check's list still fits the source (tests/mutate/run.sh --check), and
+# its generator (tests/mutate/gen.py) makes each kind of mutant by its
+# rule from a small C file, and none where the rules say none.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/ci" || exit 2
 for level in 1 2 3; do
@@ -163,6 +165,70 @@ sys.exit(0 if ok else 1)
 EOT
 check "doc/report-json.md: its example has the runtime's fields, in its order" \
     python3 "$TMP/keys.py" "$TOP/doc/report-json.md" "$J"
+
+# the mutants made by rule (tests/mutate/gen.py): each operator on a small
+# file, as text (op TAB from TAB to), and what the rules leave alone
+mkdir -p "$TMP/gen"
+cat > "$TMP/gen/snip.c" <<'EOT'
+#include <fcntl.h>
+#define LIMIT 16
+static char buf[64];
+int f(int a, int b, const char *path)
+{
+    int n = 0;          /* a < b && b in a comment */
+    (void)b;
+    if (a < b && b != 3)
+        n++;
+    while (a >= LIMIT)
+        a--;
+    do { } while (0);
+    n = open(path, O_RDONLY | O_CLOEXEC);
+    g("x < y || z", n);
+    n++;
+    n++;
+    return n + buf[0];
+}
+EOT
+gen_flat() {    # gen.py generate DIR snip.c, one mutant a line: op TAB from TAB to [TAB nth]
+    python3 "$TOP/tests/mutate/gen.py" generate "$1" snip.c |
+        awk '/^op: /{op=substr($0,5)} /^nth: /{nth="\t" substr($0,6)} /^from: /{f=substr($0,7)}
+             /^to: /{t=substr($0,5)} /^id: /{id=substr($0,5)}
+             /^why: /{print op "\t" f "\t" t nth > "/dev/stdout"; print id > ids; nth=""}' ids="$2"
+}
+gen_flat "$TMP/gen" "$TMP/gen/ids" > "$TMP/gen/flat"
+T=$(printf '\t')
+has "gen.py rel: < made <=" "$TMP/gen/flat" "rel$T    if (a < b && b != 3)$T    if (a <= b && b != 3)"
+has "gen.py rel: != made ==" "$TMP/gen/flat" "rel$T    if (a < b && b != 3)$T    if (a < b && b == 3)"
+has "gen.py rel: >= made >" "$TMP/gen/flat" "rel$T    while (a >= LIMIT)$T    while (a > LIMIT)"
+has "gen.py logic: && made ||" "$TMP/gen/flat" "logic$T    if (a < b && b != 3)$T    if (a < b || b != 3)"
+has "gen.py const: plus one" "$TMP/gen/flat" "const$T    if (a < b && b != 3)$T    if (a < b && b != 4)"
+has "gen.py const: minus one" "$TMP/gen/flat" "const$T    if (a < b && b != 3)$T    if (a < b && b != 2)"
+has "gen.py const: a #define's bound" "$TMP/gen/flat" "const$T#define LIMIT 16$T#define LIMIT 15"
+has "gen.py const: 0 made 1, never -1" "$TMP/gen/flat" "const$T    int n = 0;          /* a < b && b in a comment */$T    int n = 1;"
+hasnt "gen.py const: 0 made 1, never -1 (none)" "$TMP/gen/flat" "n = -1"
+has "gen.py cond: if forced true" "$TMP/gen/flat" "cond$T    if (a < b && b != 3)$T    if (1)"
+has "gen.py cond: if forced false" "$TMP/gen/flat" "cond$T    if (a < b && b != 3)$T    if (0)"
+has "gen.py cond: while forced false" "$TMP/gen/flat" "cond$T    while (a >= LIMIT)$T    while (0)"
+hasnt "gen.py cond: while never forced true" "$TMP/gen/flat" "while (1)"
+has "gen.py stmt: a call removed" "$TMP/gen/flat" "stmt$T    g(\"x < y || z\", n);$T    ;"
+has "gen.py stmt: an assignment removed" "$TMP/gen/flat" "stmt$T    n = open(path, O_RDONLY | O_CLOEXEC);$T    ;"
+has "gen.py stmt: under an if" "$TMP/gen/flat" "stmt$T        n++;$T        ;"
+has "gen.py flag: O_CLOEXEC dropped" "$TMP/gen/flat" "flag$T    n = open(path, O_RDONLY | O_CLOEXEC);$T    n = open(path, O_RDONLY);"
+hasnt "gen.py flag: O_RDONLY (0) never dropped" "$TMP/gen/flat" "open(path, O_CLOEXEC)"
+hasnt "gen.py: nothing in comments" "$TMP/gen/flat" "a <= b && b in a comment"
+hasnt "gen.py: nothing in strings" "$TMP/gen/flat" '"x <= y'
+hasnt "gen.py: nothing in #include" "$TMP/gen/flat" "#include <=fcntl"
+hasnt "gen.py: no array size in a declaration" "$TMP/gen/flat" "buf[65]"
+has "gen.py: an array index is a constant" "$TMP/gen/flat" "buf[1]"
+hasnt "gen.py: no while (0) made while (1)" "$TMP/gen/flat" "do { } while (1);"
+hasnt "gen.py stmt: no declaration removed" "$TMP/gen/flat" "stmt$T    int n = 0;"
+hasnt "gen.py stmt: no (void)x; removed" "$TMP/gen/flat" "stmt$T    (void)b;"
+hasnt "gen.py stmt: no return removed" "$TMP/gen/flat" "stmt$T    return"
+has "gen.py: equal lines told apart (nth: 2)" "$TMP/gen/flat" "stmt$T    n++;$T    ;${T}2"
+# the ids are the lines' text, not their places: a line more above, the same ids
+sed '1a /* one line more */' "$TMP/gen/snip.c" > "$TMP/gen/snip.tmp" && mv "$TMP/gen/snip.tmp" "$TMP/gen/snip.c"
+gen_flat "$TMP/gen" "$TMP/gen/ids2" > /dev/null
+same "gen.py: the same ids when the lines move" "$TMP/gen/ids" "$TMP/gen/ids2"
 
 # every entry of tests/mutate/mutants.txt still finds its text once in its
 # file: code reformatted or moved fails here, at once, not as STALE at the
