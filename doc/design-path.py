@@ -103,7 +103,7 @@ def draw():
           "(platform.c), outside the lock"]),
         ("3 the lock", "runtime/state.c",
          ["mtrace_lock_traced: busy 1, take the lock, busy 2;",
-          "the first call starts the tracer (life.c mtrace_init)"]),
+          "first life.c starts the tracer if not yet (mtrace_init)"]),
         ("4 the site", "runtime/sites.c, stacks.c",
          ["its index, given at its first call (a hash of",
           "function, file, line), then read from the site"]),
@@ -183,11 +183,11 @@ def draw():
            "destructor):", bold=True)
     ey += 12
     steps = [
-        ("finish", "life.c", ["mtrace_finish: the", "lock, state DONE,", "MAXRSS once more"]),
+        ("finish", "life.c", ["mtrace_finish: the", "lock, DONE, MAXRSS;", "callers named"]),
         ("tail", "trace.c", ["drain the ring, the", "gnuplot tail; the", "writer stops"]),
-        ("names", "names.c", ["addr2line for the", "frames it prints;", "the sites' paths"]),
+        ("paths", "names.c", ["each site's file,", "relative below the", "run's directory"]),
         ("leaks", "leaks.c", ["live blocks as", "records (reach.c:", "the reachable scan)"]),
-        ("report", "report.c", ["summary and leaks", "on stderr; then", "json.c's report"]),
+        ("report", "report.c", ["summary and leaks", "on stderr; then", "json.c's file"]),
     ]
     x, bw, gap = 20, 164, 16
     prev = None
