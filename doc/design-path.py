@@ -157,8 +157,8 @@ def draw():
                 "the writer woken when a quarter waits"], WRITER)
     r2 = p.box(RX, r1[1] + r1[3] + 16, RW, "mtrace_writer_main", "runtime/ring.c",
                ["takes 64 KiB of entries at a time, or",
-                "all there is after a 20 ms nap or when",
-                "asked (a drain: exit, signal, report)"], WRITER)
+                "all there is after a nap (20 ms; 250",
+                "when idle) or when asked to drain"], WRITER)
     r3 = p.box(RX, r2[1] + r2[3] + 16, RW, "the text", "runtime/write.c",
                ["\"+ ID RECNO TOTAL SITE MAXRSS [SID]\"",
                 "into a 1 MiB buffer (mtrace_format_entry)"], WRITER)
