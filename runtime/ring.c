@@ -22,6 +22,14 @@
     cache line the thread is still writing, and the line would go back and forth */
 #define MTRACE_WRITER_NAP 20        /* ms the writer sleeps with text not yet written, */
 #define MTRACE_WRITER_IDLE 250      /* ...and with none */
+/* How the writer sleeps (mt.ring.sleeping): napping, with text on its
+   way, it is woken when a quarter of the ring waits; idling, with
+   nothing, by the first entry.  Else a record made after a quiet spell
+   waited for the end of the idle nap (up to 250 ms) before the 100 ms of
+   MTRACE_FLUSH_MS even began, and a program killed by SIGKILL then lost
+   more than doc/limits.md's 120 ms.  One futex wake per quiet spell. */
+#define MTRACE_WRITER_NAPPING 1
+#define MTRACE_WRITER_IDLING 2
 
 /* An entry's first word: its kind in the top byte (an operation's OP, or
    one of these) and a number in the low 24 bits. */
@@ -97,7 +105,7 @@ static void *mtrace_writer_main(void *unused)
 {
     struct mtrace_ring *r = &mt.ring;
     size_t head;
-    int drain, stop, woke = 0;
+    int drain, stop, idle, woke = 0;
     (void)unused;
     __atomic_store_n(&r->tid, mtrace_gettid(), __ATOMIC_RELEASE);
     while (mtrace_writer_state() != MTRACE_WRITER_RUNNING) {    /* its creator says so under the lock, */
@@ -123,11 +131,13 @@ static void *mtrace_writer_main(void *unused)
             __atomic_store_n(&r->done, r->tail, __ATOMIC_RELEASE);
         if (stop && !mt.len)
             break;
-        __atomic_store_n(&r->sleeping, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) - r->tail < MTRACE_RING_BATCH
+        idle = !mt.len && head == r->tail;
+        __atomic_store_n(&r->sleeping, idle ? MTRACE_WRITER_IDLING : MTRACE_WRITER_NAPPING, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) - r->tail < (idle ? 1 : MTRACE_RING_BATCH)
             && !__atomic_load_n(&r->drain, __ATOMIC_SEQ_CST)
             && !__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST))
-            mtrace_sleep_us(&r->sleeping, 1, 1000L * (mt.len || head != r->tail ? MTRACE_WRITER_NAP : MTRACE_WRITER_IDLE));
+            mtrace_sleep_us(&r->sleeping, idle ? MTRACE_WRITER_IDLING : MTRACE_WRITER_NAPPING,
+                            1000L * (idle ? MTRACE_WRITER_IDLE : MTRACE_WRITER_NAP));
         __atomic_store_n(&r->sleeping, 0, __ATOMIC_RELAXED);
         woke = 1;
     }
@@ -138,8 +148,9 @@ static void *mtrace_writer_main(void *unused)
 /* Wakes the writer if it sleeps: a system call only then. */
 static void mtrace_wake_writer(void)
 {
-    int sleeping = 1;
-    if (__atomic_compare_exchange_n(&mt.ring.sleeping, &sleeping, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    int sleeping = __atomic_load_n(&mt.ring.sleeping, __ATOMIC_SEQ_CST);
+    if (sleeping && __atomic_compare_exchange_n(&mt.ring.sleeping, &sleeping, 0, 0, __ATOMIC_SEQ_CST,
+                                                __ATOMIC_RELAXED))
         mtrace_wake_on(&mt.ring.sleeping);
 }
 
@@ -282,8 +293,8 @@ static MTRACE_HOT char *mtrace_ring_room(size_t n)
 }
 
 /* The entry of n bytes at `fill` is complete: it is published.  A writer
-   asleep is woken when a quarter of the ring waits (else it wakes on its
-   own within MTRACE_WRITER_NAP); with no writer, the caller formats the
+   napping is woken when a quarter of the ring waits (else it wakes on its
+   own within MTRACE_WRITER_NAP), one idling at once; with no writer, the caller formats the
    entry at once, and writes when the buffer or the clock says so. */
 static MTRACE_HOT void mtrace_ring_put(size_t n)
 {
@@ -291,8 +302,9 @@ static MTRACE_HOT void mtrace_ring_put(size_t n)
     r->fill += n;
     __atomic_store_n(&r->head, r->fill, __ATOMIC_RELEASE);
     if (__atomic_load_n(&r->writer, __ATOMIC_RELAXED) == MTRACE_WRITER_RUNNING) {
-        if (__atomic_load_n(&r->sleeping, __ATOMIC_RELAXED)
-            && r->fill - (r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE)) >= MTRACE_RING_WAKE)
+        int sleeping = __atomic_load_n(&r->sleeping, __ATOMIC_RELAXED);
+        if (sleeping == MTRACE_WRITER_IDLING
+            || (sleeping && r->fill - (r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE)) >= MTRACE_RING_WAKE))
             mtrace_wake_writer();
         return;
     }

@@ -146,6 +146,13 @@ sleep 0.5; kill -9 $pid; wait $pid 2> /dev/null
 n=$(grep -c '^+' "$D/mtrace")
 echo "     SIGKILL after 100 records 10 ms apart and a quiet 0.5 s: $n records in the trace"
 check "SIGKILL: the writer wrote every record older than 100 ms (100 of 100 after a quiet 0.5 s)" test "$n" = 100
+# a record made after a quiet spell reaches the file as soon (the writer
+# idling was woken only by its own clock: 340 ms after the record)
+D=$TMP/spell && mkdir -p "$D"
+(cd "$D" && exec "$B/harden" spell > out 2> err); rc=$?
+check "SIGKILL 250 ms after a record that follows a quiet 360 ms: killed (137)" test $rc = 137
+check "SIGKILL 250 ms after a record that follows a quiet 360 ms: the record is in the trace" \
+    awk -v want=24 '$1 == "+" && $4 == want { n++ } END { exit n != 1 }' "$D/mtrace"
 D=$TMP/quiet0 && mkdir -p "$D"
 (cd "$D" && MTRACE_WRITER=0 exec "$B/harden" quiet > out 2> err) & pid=$!
 for i in $(seq 50); do grep -q 'quiet now' "$D/out" 2> /dev/null && break; sleep 0.1; done

@@ -152,6 +152,14 @@ int main(int argc, char **argv)
         puts("quiet now");
         fflush(stdout);
         pause();
+    } else if (!strcmp(mode, "spell")) {    /* a record after a quiet spell, killed 250 ms later */
+        for (i = 0; i < 3; i++) {   /* (the writer starts with the first) */
+            free(malloc(8));
+            sleep_ms(360);  /* just past the writer's idle nap after its flush */
+        }
+        keep = malloc(24);
+        sleep_ms(250);
+        kill(getpid(), SIGKILL);
     } else if (!strcmp(mode, "running")) {  /* exit while a thread holds a block */
         pthread_create(&t[0], 0, hold, 0);
         sleep_ms(20);
