@@ -11,7 +11,7 @@
    own checksums, which does not depend on the schedule.  WORK (default 0)
    rounds of arithmetic, about a nanosecond each, between two operations:
    a program whose threads compute between their calls, where a tracer's
-   waiting thread could be working instead (doc/design.md, "The lock's
+   waiting thread could be working instead (doc/notes/one-lock.md, "The lock's
    waiting"). */
 #include <pthread.h>
 #include "common.h"

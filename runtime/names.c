@@ -8,7 +8,7 @@
 
    addr2line (binutils, found wherever gcc is) turns a module's address
    into "function" and "file:line".  It runs without a shell, its
-   arguments an argv, once per module and 64 addresses; never in a
+   arguments an argv, once per module and 512 addresses; never in a
    set-user-ID program (PATH is not ours to trust there).  Without it,
    frames are shown as module+offset. */
 MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */

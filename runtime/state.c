@@ -50,7 +50,7 @@ static MTRACE_HOT int mtrace_forking_here(void)
    run a long batch with its lines in its cache, and the holder never has
    to wake it.  A thread that computes between its calls keeps waiting
    awake: sleeping would idle the work it could do meanwhile
-   (doc/design.md, "The lock's waiting"). */
+   (doc/notes/one-lock.md, "The lock's waiting"). */
 #define MTRACE_STARVING 64      /* turns of waiting after which a thread says it starves */
 #define MTRACE_CONTENDED 3      /* waits in the last 32 takings that make a stretch contended, */
 #define MTRACE_FAST_NS 150      /* ...if they came this close together, or closer */
