@@ -29,7 +29,7 @@ SONAME  = libmtrace.so.$(SOMAJOR)
 SOFILE  = libmtrace.so.$(VERSION)
 # The tools read traces and Massif files of any size, on 32-bit systems too.
 TOOL_CC = $(CC) $(CPPFLAGS) -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN)
-# dlopen, for libzstd when a compressed trace comes (convert/tool.c): in the
+# dlopen, for libzstd when a compressed trace comes (convert/common/tool.c): in the
 # C library since glibc 2.34 and in musl, where -ldl is an empty stub.
 TOOL_LIBS = -ldl
 
@@ -78,37 +78,46 @@ mtrace-uninstalled.pc: FORCE
 		if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
 
-# The converters, in convert/: mtrace2massif's stages (m2m.h says which)
-# and ms_print's parts (ms_print_lib.h), each with its thin main, and tool.c,
-# which both share.  The programs are built here at the top, where the
+# The converters, in convert/, a folder each (convert/README.md): the
+# tools (mtrace2massif/, ms_print/, mtrace-diff/, each with its thin main),
+# what they share (common/: tool.c; trace/: the trace parser, which
+# mtrace2massif and mtrace-diff drive with heap models of their own; html/:
+# the pages).  tests/ci.sh checks that each folder uses only those its
+# README.md allows.  The programs are built here at the top, where the
 # README and users' scripts run them.
-M2M_SRC = convert/m2m_files.c convert/m2m_convert.c convert/m2m_parse.c convert/m2m_heap.c \
-	convert/m2m_snap.c convert/m2m_stack.c convert/m2m_sym.c convert/m2m_out.c \
-	convert/m2m_gnuplot.c convert/m2m_ranks.c convert/m2m_html.c convert/m2m_html_data.c \
-	convert/m2m_html_page.c
-MSP_SRC = convert/ms_print_run.c convert/ms_print_graph.c convert/ms_print_body.c \
-	convert/ms_print_read.c convert/ms_print_out.c convert/ms_print_pnum.c
-# --html's page: its style and script (convert/html/, hand-written) as C
-# strings.  The made file is kept in the tree, so that a build without
-# awk (or the fuzz harness, which compiles convert/m2m_*.c) has it too.
-convert/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/embed.awk
+COMMON_SRC = convert/common/tool.c
+COMMON_H   = convert/common/tool.h
+TRACE_SRC  = convert/trace/parse.c convert/trace/stack.c convert/trace/sym.c
+TRACE_H    = convert/trace/trace.h $(COMMON_H)
+M2M_SRC = convert/mtrace2massif/m2m_files.c convert/mtrace2massif/m2m_convert.c \
+	convert/mtrace2massif/m2m_heap.c convert/mtrace2massif/m2m_snap.c convert/mtrace2massif/m2m_out.c \
+	convert/mtrace2massif/m2m_gnuplot.c convert/mtrace2massif/m2m_ranks.c convert/mtrace2massif/m2m_html.c \
+	convert/mtrace2massif/m2m_html_data.c convert/html/m2m_html_page.c $(TRACE_SRC)
+MSP_SRC = convert/ms_print/ms_print_run.c convert/ms_print/ms_print_graph.c convert/ms_print/ms_print_body.c \
+	convert/ms_print/ms_print_read.c convert/ms_print/ms_print_out.c convert/ms_print/ms_print_pnum.c
+# The pages' style and script (convert/html/, hand-written) as C strings.
+# The made files are kept in the tree, so that a build without awk (or
+# the fuzz harness) has them too.
+convert/html/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/embed.awk
 	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js > $@.tmp && mv $@.tmp $@
-mtrace2massif: convert/mtrace2massif.c $(M2M_SRC) convert/m2m.h convert/tool.c convert/tool.h
-	$(TOOL_CC) -o $@ convert/mtrace2massif.c $(M2M_SRC) convert/tool.c $(LDFLAGS) $(TOOL_LIBS)
-ms_print: convert/ms_print.c $(MSP_SRC) convert/ms_print_lib.h convert/ms_print_pnum.h convert/tool.c convert/tool.h
-	$(TOOL_CC) -o $@ convert/ms_print.c $(MSP_SRC) convert/tool.c $(LDFLAGS) $(TOOL_LIBS)
-# mtrace-diff (convert/diff.h): its own parts, and mtrace2massif's parser
-# (m2m_parse.c, m2m_stack.c, m2m_sym.c) driving its own heap model.
-# --html's page: its script and style (convert/html/diff.*) made as
-# m2m_html_page.c is, with mtrace2massif's style (m2m_html_page.c) too.
-DIFF_SRC = convert/diff_input.c convert/diff_run.c convert/diff_json.c convert/diff_report.c convert/diff_trace.c \
-	convert/diff_table.c convert/diff_html.c convert/diff_html_page.c convert/m2m_html_page.c \
-	convert/m2m_parse.c convert/m2m_stack.c convert/m2m_sym.c
-convert/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/html/embed.awk
-	awk -v out=diff_html_page.c -v inc=diff.h -f convert/html/embed.awk convert/html/diff.css \
+convert/html/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/html/embed.awk
+	awk -v out=diff_html_page.c -f convert/html/embed.awk convert/html/diff.css \
 		convert/html/diff.js > $@.tmp && mv $@.tmp $@
-mtrace-diff: convert/mtrace-diff.c $(DIFF_SRC) convert/diff.h convert/m2m.h convert/tool.c convert/tool.h
-	$(TOOL_CC) -o $@ convert/mtrace-diff.c $(DIFF_SRC) convert/tool.c $(LDFLAGS) $(TOOL_LIBS)
+mtrace2massif: convert/mtrace2massif/mtrace2massif.c $(M2M_SRC) convert/mtrace2massif/m2m.h $(TRACE_H) \
+		convert/html/pages.h $(COMMON_SRC)
+	$(TOOL_CC) -o $@ convert/mtrace2massif/mtrace2massif.c $(M2M_SRC) $(COMMON_SRC) $(LDFLAGS) $(TOOL_LIBS)
+ms_print: convert/ms_print/ms_print.c $(MSP_SRC) convert/ms_print/ms_print_lib.h convert/ms_print/ms_print_pnum.h \
+		$(COMMON_SRC) $(COMMON_H)
+	$(TOOL_CC) -o $@ convert/ms_print/ms_print.c $(MSP_SRC) $(COMMON_SRC) $(LDFLAGS) $(TOOL_LIBS)
+# mtrace-diff (convert/mtrace-diff/diff.h): its own parts, and the trace
+# parser driving its own heap model; its page: its own script and style,
+# and mtrace2massif's style.
+DIFF_SRC = convert/mtrace-diff/diff_input.c convert/mtrace-diff/diff_run.c convert/mtrace-diff/diff_json.c \
+	convert/mtrace-diff/diff_report.c convert/mtrace-diff/diff_trace.c convert/mtrace-diff/diff_table.c \
+	convert/mtrace-diff/diff_html.c convert/html/diff_html_page.c convert/html/m2m_html_page.c $(TRACE_SRC)
+mtrace-diff: convert/mtrace-diff/mtrace-diff.c $(DIFF_SRC) convert/mtrace-diff/diff.h $(TRACE_H) \
+		convert/html/pages.h $(COMMON_SRC)
+	$(TOOL_CC) -o $@ convert/mtrace-diff/mtrace-diff.c $(DIFF_SRC) $(COMMON_SRC) $(LDFLAGS) $(TOOL_LIBS)
 
 # The whole suite (tests/*.sh), with the grand total on the last line.
 # tests/setup.sh first: it installs what the suites need (tests/packages.txt)

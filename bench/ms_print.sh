@@ -25,7 +25,7 @@ else
     W=$(mktemp -d "${TMPDIR:-/tmp}/msp-bench.XXXXXX"); trap 'rm -rf "$W"' EXIT
 fi
 # our own optimised build: the tree's ms_print may be a sanitizer build
-cc -O2 -o "$W/ms_print" "$TOP"/convert/ms_print*.c "$TOP/convert/tool.c"
+cc -O2 -o "$W/ms_print" "$TOP"/convert/ms_print/ms_print*.c "$TOP/convert/common/tool.c"
 MSP=$W/ms_print
 F=$W/big.massif.out
 

@@ -3,9 +3,9 @@
  * fuzz/fuzz_ms_print.c - libFuzzer harness for ms_print.
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_ms_print.c
- * convert/ms_print_*.c convert/tool.c (fuzz/ms_print.sh does it): the whole
- * program but its main (convert/ms_print.c); ms_print_run() is called on
- * the input as if it were a massif.out file.
+ * convert/ms_print/ms_print_*.c convert/common/tool.c (fuzz/ms_print.sh does
+ * it): the whole program but its main (convert/ms_print/ms_print.c);
+ * ms_print_run() is called on the input as if it were a massif.out file.
  *
  * The first input byte chooses the options (graph size, threshold) and
  * whether the input is seekable: a non-seekable stream takes the other
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../convert/ms_print_lib.h"
+#include "../convert/ms_print/ms_print_lib.h"
 
 struct membuf {
     const uint8_t *p;

@@ -10,12 +10,14 @@
  * lines, at most one peak.  The same input also names the files of an
  * MPI run (ranks from NAME-r, %r/%n patterns) and fills the per-rank table
  * with this conversion's figures.  Build and run: fuzz/mtrace2massif.sh
- * (it links convert/m2m_*.c and convert/tool.c: all but the main). */
+ * (it links convert/mtrace2massif/m2m_*.c, convert/trace/'s files,
+ * convert/html/m2m_html_page.c and convert/common/tool.c: all but the
+ * main). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
-#include "../convert/m2m.h"
+#include "../convert/mtrace2massif/m2m.h"
 
 static void check_output(const char *s, size_t n)
 {

@@ -21,7 +21,7 @@ fi
 mkdir -p build fuzz/corpus-ms_print
 clang -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -Wall -Wextra \
-    -o build/fuzz_ms_print fuzz/fuzz_ms_print.c convert/ms_print_*.c convert/tool.c
+    -o build/fuzz_ms_print fuzz/fuzz_ms_print.c convert/ms_print/ms_print_*.c convert/common/tool.c
 cp -n fuzz/seeds-ms_print/* fuzz/corpus-ms_print/ 2>/dev/null || true
 extra=""
 [ "$jobs" -gt 1 ] && extra="-jobs=$jobs -workers=$jobs"

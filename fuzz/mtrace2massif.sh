@@ -15,6 +15,7 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char*d,long n){return 0;}' |
 fi
 mkdir -p ../build corpus-mtrace2massif
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -o ../build/fuzz_mtrace2massif fuzz_mtrace2massif.c ../convert/m2m_*.c ../convert/tool.c
+    -o ../build/fuzz_mtrace2massif fuzz_mtrace2massif.c ../convert/mtrace2massif/m2m_*.c \
+    ../convert/trace/*.c ../convert/html/m2m_html_page.c ../convert/common/tool.c
 ../build/fuzz_mtrace2massif -max_total_time="$SECS" -max_len=4096 -print_final_stats=1 \
     -artifact_prefix=./crash- corpus-mtrace2massif seeds-mtrace2massif

@@ -305,9 +305,9 @@ else
     has "hostile: a byte that is not UTF-8 read as Latin-1" evil.html '\u0026amp;\u00ff","y\u003c/script\u003e'
     page evil trace hevil.out onerror 'q"' '' '' img '' "$evil"
     # the page's script and style in the binary are those of convert/html/
-    awk -v out=diff_html_page.c -v inc=diff.h -f "$TOP/convert/html/embed.awk" "$TOP/convert/html/diff.css" \
+    awk -v out=diff_html_page.c -f "$TOP/convert/html/embed.awk" "$TOP/convert/html/diff.css" \
         "$TOP/convert/html/diff.js" > page.c
-    same "convert/diff_html_page.c is made from convert/html/diff.* (make)" "$TOP/convert/diff_html_page.c" page.c
+    same "convert/html/diff_html_page.c is made from convert/html/diff.* (make)" "$TOP/convert/html/diff_html_page.c" page.c
 fi
 run hover --html=a.trace a.trace b.trace
 check "--html over an input: refused (exit 2), the input intact" sh -c "test \$(cat hover.rc) = 2 && grep -q '^mtrace-diff: a.trace: --html would write over an input' hover.err && grep -q '^@ ' a.trace"

@@ -141,7 +141,7 @@ check "... each the page of its trace" sh -c "grep -q '\"depth\":0' page-0.html 
 check "--html over the trace itself: refused" test "$rc" = 2
 # the page's script and style in the binary are those of convert/html/
 awk -f "$TOP/convert/html/embed.awk" "$TOP/convert/html/page.css" "$TOP/convert/html/common.js" "$TOP/convert/html/page.js" > page.c
-same "convert/m2m_html_page.c is made from convert/html/ (make)" "$TOP/convert/m2m_html_page.c" page.c
+same "convert/html/m2m_html_page.c is made from convert/html/ (make)" "$TOP/convert/html/m2m_html_page.c" page.c
 printf 'x </script> y\n' > bad.js
 check "embed.awk refuses a script holding </script" sh -c "! awk -f '$TOP/convert/html/embed.awk' bad.js > /dev/null 2>&1"
 

@@ -200,7 +200,7 @@ else
 fi
 rm -f "$TMP/big.massif.out"
 
-# Lines are bounded at 16 MiB (convert/tool.h: far above any real Massif file,
+# Lines are bounded at 16 MiB (convert/common/tool.h: far above any real Massif file,
 # whose long lines are names and command lines), so that a file without
 # newlines cannot take all memory: `ms_print /dev/zero` grew to gigabytes.
 # A 16 MiB desc: line prints as the original prints it; one byte more is

@@ -4,7 +4,7 @@
  * do not edit, edit those.  The page's style and script, hand-written
  * for mtrace, under the project's licence.
  * Calls: nothing. */
-#include "diff.h"
+#include "pages.h"
 
 const char m2m_diff_css[] =
 ""

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # embed.awk - the page's style and script as C strings: each input file
 # (convert/html/page.css, page.js) becomes "const char m2m_page_NAME[]",
-# one string literal a line, for convert/m2m_html_page.c.  Refuses a file
+# one string literal a line, for convert/html/m2m_html_page.c (pages.h
+# declares them).  Refuses a file
 # that holds "</script" or "</style" (it would end its element early).
 # Part of mtrace, under the project's licence.
 # s with '\\' and '"' escaped for a C string (char by char: awks differ
@@ -14,7 +15,7 @@ function esc(s,    out, i, ch) {
     }
     return out
 }
-# With -v out=NAME -v inc=HEADER (mtrace-diff's page: diff_html_page.c),
+# With -v out=NAME (mtrace-diff's page: diff_html_page.c),
 # the opening comment names that file and its inputs.
 BEGIN {
     print "/* SPDX-License-Identifier: MIT */"
@@ -30,13 +31,13 @@ BEGIN {
         print " * do not edit, edit those.  The page's style and script, hand-written"
         print " * for mtrace, under the project's licence."
         print " * Calls: nothing. */"
-        print "#include \"" inc "\""
+        print "#include \"pages.h\""
     } else {
     print "/* m2m_html_page.c - made by convert/html/embed.awk from convert/html/page.css"
     print " * and convert/html/page.js (`make`): do not edit, edit those.  The page's"
     print " * style and script, hand-written for mtrace, under the project's licence."
     print " * Calls: nothing. */"
-    print "#include \"m2m.h\""
+    print "#include \"pages.h\""
     }
 }
 FNR == 1 {

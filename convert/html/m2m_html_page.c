@@ -3,7 +3,7 @@
  * and convert/html/page.js (`make`): do not edit, edit those.  The page's
  * style and script, hand-written for mtrace, under the project's licence.
  * Calls: nothing. */
-#include "m2m.h"
+#include "pages.h"
 
 const char m2m_page_css[] =
 ""

@@ -23,7 +23,7 @@
 #include <sys/types.h>
 
 #include "ms_print_pnum.h"
-#include "tool.h"
+#include "../common/tool.h"
 
 /* Perl's \s and digits, for the hot loops of every file. */
 static inline int is_pspace(unsigned char ch)

@@ -7,7 +7,7 @@
  *   diff_run.c      a run's sites: added, sorted and merged, freed
  *   diff_json.c     a small bounded JSON reader (no recursion past JSON_DEPTH)
  *   diff_report.c   an MTRACE_REPORT file (doc/report-json.md) into a run
- *   diff_trace.c    a trace into a run: mtrace2massif's parser (m2m_parse.c)
+ *   diff_trace.c    a trace into a run: mtrace2massif's parser (trace/parse.c)
  *                   driving a heap model of our own (per-site counts)
  *   diff_table.c    two runs matched, the table, the --fail-on-increase gate
  *   diff_html.c     --html=FILE: the page (its figures as JSON, then the
@@ -23,7 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tool.h"
+#include "../common/tool.h"
+#include "../html/pages.h"
 
 #define DIFF_VERSION MTRACE_TOOLS_VERSION
 
@@ -125,9 +126,9 @@ int gate(const struct run *base, const struct run *new, uint64_t pct_micro, cons
  * inputs as named.  Returns 0, or 2 after a message. */
 int write_page(const char *name, const struct run *base, const struct run *new,
                const char *const files[2]);
-/* diff_html_page.c (made from convert/html/diff.css and diff.js), and
- * m2m_html_page.c's style, which the page shares with mtrace2massif's. */
-extern const char m2m_diff_css[], m2m_diff_js[], m2m_page_css[], m2m_common_js[];
+/* The page's style and script (html/diff_html_page.c, made from
+ * convert/html/diff.css and diff.js), and html/m2m_html_page.c's style,
+ * which the page shares with mtrace2massif's: ../html/pages.h. */
 
 /* The JSON reader (diff_json.c): a stream over fd, the line counted in
  * e->line (from 1). */

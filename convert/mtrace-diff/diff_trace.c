@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* diff_trace.c - a trace (doc/trace-format.md) into a run.  The records
- * are read and checked by mtrace2massif's own parser (m2m_parse.c, with
- * m2m_stack.c for the call stacks' records), one pass; this file is the
+ * are read and checked by mtrace2massif's own parser (trace/parse.c, with
+ * trace/stack.c for the call stacks' records), one pass; this file is the
  * heap model the parser drives in mtrace-diff, in place of m2m_heap.c's
  * Massif accounting: per site the live bytes (and the peak of them), the
  * allocation calls ('+' and '>' records) and the bytes they asked for;
@@ -18,10 +18,10 @@
  * bytes at the end; then, for a trace with call stacks, the frames
  * labelled and made into Massif's tree (make_contexts), whose paths the
  * page draws.
- * Defines the heap model's functions of m2m.h (ev_alloc, ev_free,
- * ev_realloc, flush_pending, ctx_live): never linked with m2m_heap.c.
- * Calls: m2m_parse.c (run_pass), m2m_stack.c (free_stacks, make_contexts),
- * diff_run.c (run_add), tool.c. */
+ * Gives the parser its heap model (trace.h's struct model: ev_alloc,
+ * ev_free, ev_realloc, flush_pending, ctx_live), in place of m2m_heap.c's.
+ * Calls: trace/parse.c (run_pass), trace/stack.c (free_stacks,
+ * make_contexts), diff_run.c (run_add), tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "m2m.h"
+#include "../trace/trace.h"
 #include "diff.h"
 
 /* The parser's conversion, and what this model counts beyond struct site:
@@ -135,7 +135,7 @@ static uint64_t add_chk(struct conv *c, uint64_t a, uint64_t b)
     return a + b;
 }
 
-void ctx_live(const struct conv *c, uint64_t id, uint64_t sid, uint64_t *live, uint64_t *blocks)
+static void ctx_live(const struct conv *c, uint64_t id, uint64_t sid, uint64_t *live, uint64_t *blocks)
 {
     if (sid) {
         *live = c->s.st[sid - 1].live;
@@ -178,21 +178,21 @@ static void sub(struct conv *c, uint64_t id, uint64_t sid, uint64_t size)
     c->p.heap -= size;
 }
 
-void ev_alloc(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, uint64_t rec)
+static void ev_alloc(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, uint64_t rec)
 {
     uint64_t before = c->p.heap;
     add(c, id, sid, size);
     step((struct dconv *)c, rec, before);
 }
 
-void ev_free(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, uint64_t rec)
+static void ev_free(struct conv *c, uint64_t id, uint64_t sid, uint64_t size, uint64_t rec)
 {
     uint64_t before = c->p.heap;
     sub(c, id, sid, size);
     step((struct dconv *)c, rec, before);
 }
 
-void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_sid, uint64_t old_size,
+static void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_sid, uint64_t old_size,
                 uint64_t new_id, uint64_t new_sid, uint64_t new_size, uint64_t rec)
 {
     uint64_t before = c->p.heap;
@@ -202,13 +202,16 @@ void ev_realloc(struct conv *c, uint64_t old_id, uint64_t old_sid, uint64_t old_
 }
 
 /* A '<' not followed by its '>' was a free (glibc's realloc(p, 0)). */
-void flush_pending(struct conv *c)
+static void flush_pending(struct conv *c)
 {
     if (c->p.pend) {
         c->p.pend = 0;
         ev_free(c, c->p.pend_site, c->p.pend_sid, c->p.pend_size, c->p.pend_rec);
     }
 }
+
+/* The parser's model (trace.h): these counts, in place of Massif's. */
+static const struct model diff_model = { ev_alloc, ev_free, ev_realloc, flush_pending, ctx_live };
 
 /* The one warning for a trace without its tail or with its last line
  * cut, as mtrace2massif gives it. */
@@ -422,6 +425,7 @@ void read_trace(struct tool_err *e, int fd, struct run *r)
     d->c.e.prog = e->prog;
     d->c.e.file = e->file;
     d->c.e.err = e->err;
+    d->c.model = &diff_model;
     d->c.p.n = 1;               /* pass 1: every check */
     d->pg = r->pg;
     if (d->pg) {

@@ -4,7 +4,7 @@
  * allocation tree), pass 2 (the snapshots and the samples), then the
  * Massif file and the gnuplot script, to streams the caller opened.
  * Owns what a pass starts from (begin_pass) and struct conv's lifetime.
- * Calls: m2m_parse.c, m2m_heap.c, m2m_snap.c, m2m_stack.c, m2m_gnuplot.c,
+ * Calls: trace/parse.c, m2m_heap.c, m2m_snap.c, trace/stack.c, m2m_gnuplot.c,
  * m2m_out.c, m2m_html_data.c and m2m_html.c (--html), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -118,6 +118,7 @@ int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
             const char *trace, const char *out_name)
 {
     c->e.prog = "mtrace2massif";
+    c->model = &massif_model;
     c->e.err = c->o.quiet ? NULL : stderr;
     if (setjmp(c->e.jb)) {
         free_conv(c);

@@ -286,3 +286,5 @@ void flush_pending(struct conv *c)
         ev_free(c, c->p.pend_site, c->p.pend_sid, c->p.pend_size, c->p.pend_rec);
     }
 }
+
+const struct model massif_model = { ev_alloc, ev_free, ev_realloc, flush_pending, ctx_live };

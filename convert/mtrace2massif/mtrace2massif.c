@@ -18,21 +18,22 @@
  * zstd, is first copied as text to a temporary file: tool.c).  Both passes run the same replay; the first one only validates
  * and finds where the true peak is, the second one takes the snapshots.
  * Memory is bounded by contexts x snapshots, never by trace length.  The
- * stages, each readable alone (m2m.h is what they share; each file's
+ * stages, each readable alone (m2m.h and trace/trace.h are what they
+ * share; each file's
  * opening comment says which files it calls):
  *
  *   m2m_files.c    one trace of the command line into its files
  *   m2m_convert.c  one conversion: pass 1, the contexts, pass 2, the output
- *   m2m_parse.c    records -> events; the input read twice
+ *   trace/parse.c  records -> events; the input read twice
  *   m2m_heap.c     Massif's accounting, event by event (struct pass);
  *                  calls the policy and the samples after each event
  *   m2m_snap.c     Massif's snapshots, culling, peaks and trees (struct policy)
- *   m2m_stack.c    call stacks (#depth, #map, #stack) -> the allocation tree
- *   m2m_sym.c      the frames' labels, through addr2line
+ *   trace/stack.c  call stacks (#depth, #map, #stack) -> the allocation tree
+ *   trace/sym.c    the frames' labels, through addr2line
  *   m2m_out.c      the Massif file
  *   m2m_gnuplot.c  the gnuplot samples and script (struct samples)
  *   m2m_html_data.c, m2m_html.c  --html: the page's figures (struct html),
- *                  the page (its script and style: m2m_html_page.c)
+ *                  the page (its script and style: html/m2m_html_page.c)
  *   m2m_ranks.c    several traces: ranks, output names, the table
  *
  * This file: the command line, and nothing else (a thin main).

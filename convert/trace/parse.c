@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* m2m_parse.c - the parser: each record of the trace checked (grammar:
+/* parse.c - the parser: each record of the trace checked (grammar:
  * doc/trace-format.md) and turned into heap model events; the input read
  * twice (a file: tool_input copied a pipe or a compressed trace to one).
  * Pass 1 checks everything and keeps the sites' labels and the call
  * stacks; pass 2 skips what pass 1 has checked.  This is the hot loop.
  * Owns the parser's fields of struct pass and the sites' definitions.
- * Calls: m2m_heap.c (events), m2m_stack.c (stack records), tool.c. */
+ * Calls: the tool's heap model (events, through c->model: trace.h),
+ * stack.c (stack records), tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "m2m.h"
+#include "trace.h"
 
 /* Up to 8 decimal digits at p, eight bytes at a time ("SWAR"): returns the
  * number of leading digits (0..8) and their value.  Needs 8 readable bytes
@@ -247,7 +248,7 @@ static void held(struct conv *c, uint64_t id, uint64_t sid, uint64_t *live, uint
                  uint64_t *slive)
 {
     int pend = c->p.pend && c->p.pend_site == id;
-    ctx_live(c, id, sid, live, blocks);
+    c->model->live(c, id, sid, live, blocks);
     *slive = c->sites[id - 1].live - (pend ? c->p.pend_size : 0);
     if (pend && c->p.pend_sid == sid) {
         *live -= c->p.pend_size;
@@ -292,15 +293,15 @@ static void op_apply(struct conv *c, int op, uint64_t id, uint64_t sid, uint64_t
 {
     switch (op) {
     case '+':
-        flush_pending(c);
-        ev_alloc(c, id, sid, size, rec);
+        c->model->flush(c);
+        c->model->alloc(c, id, sid, size, rec);
         break;
     case '-':
-        flush_pending(c);
-        ev_free(c, id, sid, size, rec);
+        c->model->flush(c);
+        c->model->free(c, id, sid, size, rec);
         break;
     case '<':
-        flush_pending(c);
+        c->model->flush(c);
         c->p.pend = 1;
         c->p.pend_site = id;
         c->p.pend_sid = sid;
@@ -310,10 +311,10 @@ static void op_apply(struct conv *c, int op, uint64_t id, uint64_t sid, uint64_t
     case '>':
         if (c->p.pend) {
             c->p.pend = 0;
-            ev_realloc(c, c->p.pend_site, c->p.pend_sid, c->p.pend_size, id, sid, size,
+            c->model->realloc(c, c->p.pend_site, c->p.pend_sid, c->p.pend_size, id, sid, size,
                        c->p.pend_rec);
         } else {
-            ev_alloc(c, id, sid, size, rec);     /* realloc(NULL, n) */
+            c->model->alloc(c, id, sid, size, rec);     /* realloc(NULL, n) */
         }
         break;
     }
@@ -391,7 +392,7 @@ static void cmd_record(struct conv *c, const char *p, const char *bufend)
 }
 
 /* A metadata record "#NAME ...": #cmd, #pool, #site and the call stacks
- * (m2m_stack.c); others are skipped, so that older converters read newer
+ * (stack.c); others are skipped, so that older converters read newer
  * traces. */
 static void meta_record(struct conv *c, const char *p, const char *end)
 {
@@ -432,7 +433,7 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
             /* not a record: must be one of the two tail lines */
             if (c->p.tail_n == 0) {
                 c->p.tail_first_line = c->e.line;
-                flush_pending(c);
+                c->model->flush(c);
             }
             if (++c->p.tail_n > 2)
                 fail_tail(c);

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* m2m_stack.c - call stacks: the records "#depth N", "#map LO HI BIAS PATH"
+/* stack.c - call stacks: the records "#depth N", "#map LO HI BIAS PATH"
  * and "#stack SID ID ADDR..." (doc/trace-format.md), read in pass 1; then,
- * before pass 2, the frames' labels (m2m_sym.c) and Massif's allocation
+ * before pass 2, the frames' labels (sym.c) and Massif's allocation
  * tree: each context (a site and its callers) becomes a path from the
  * root, cut as Massif cuts its stacks (massif/ms_main.c, filter_IPs):
  * the --alloc-fn functions off the top, what is below main off the
  * bottom, at most --depth frames.
  * Owns struct stacks (maps, frames, stacks, the tree's nodes).
- * Calls: m2m_sym.c (labels, below main), tool.c. */
+ * Calls: sym.c (labels, below main), tool.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "m2m.h"
+#include "trace.h"
 
 /* "0x" and 1 to 16 hex digits at *pp. */
 static int parse_hex(const char **pp, uint64_t *v)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* m2m_sym.c - the labels of the stacks' frames, as Massif's describe_IP
+/* sym.c - the labels of the stacks' frames, as Massif's describe_IP
  * writes them: "0xADDR: function (file:line)", one line per function
  * inlined at that address (innermost first); "0xADDR: function (in
  * MODULE)" without a line, "0xADDR: ??? (in MODULE)" without even a
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "m2m.h"
+#include "trace.h"
 
 extern char **environ;
 

@@ -52,8 +52,8 @@ The rules (one mutant changes one line; the runner needs its text):
          flag) are never dropped
 
 Comments and the contents of strings and characters are never changed.
-The generated files convert/m2m_html_page.c and convert/diff_html_page.c
-(made from convert/html/ by embed.awk: the page's text as C strings) are
+The generated files convert/html/m2m_html_page.c and
+convert/html/diff_html_page.c (made from convert/html/ by embed.awk: the page's text as C strings) are
 left out; mtrace.c only includes the runtime's files.
 
 A mutant's line is its `from:`.  When the line is not unique in its file
@@ -87,7 +87,7 @@ import sys
 
 MIN_PER_FILE = 2
 # The generated files: their text is the page's style and script.
-SKIP_FILES = {"convert/m2m_html_page.c", "convert/diff_html_page.c"}
+SKIP_FILES = {"convert/html/m2m_html_page.c", "convert/html/diff_html_page.c"}
 
 # File (a regular expression on the path, first match) -> the suites that
 # cover it, fastest first.  The runtime's files: the fast suites that run
@@ -100,13 +100,14 @@ SUITES_BY_FILE = [
     (r"runtime/(stacks|callers|names|annotate)\.c$", "depth " + RUNTIME),
     (r"runtime/(ci|json|leaks|reach|report)\.c$", "ci " + RUNTIME),
     (r"runtime/|^mtrace\.h$", RUNTIME),
-    (r"convert/ms_print", "ms_print convmodel"),
-    (r"convert/m2m_html", "mtrace2massif html"),
-    (r"convert/(m2m_(parse|stack|sym)\.c|m2m\.h)$", "stacks convmodel mtrace2massif diff"),
-    (r"convert/(m2m|mtrace2massif\.c)", "stacks convmodel mtrace2massif"),
-    (r"convert/diff_html", "diff html"),
-    (r"convert/(diff|mtrace-diff)", "diff"),
-    (r"convert/", "convmodel zstd ms_print mtrace2massif diff"),    # tool.c, tool.h
+    (r"convert/ms_print/", "ms_print convmodel"),
+    (r"convert/mtrace2massif/m2m_html", "mtrace2massif html"),
+    (r"convert/trace/", "stacks convmodel mtrace2massif diff"),    # the parser both use
+    (r"convert/mtrace2massif/", "stacks convmodel mtrace2massif"),
+    (r"convert/mtrace-diff/diff_html", "diff html"),
+    (r"convert/mtrace-diff/", "diff"),
+    (r"convert/html/", "mtrace2massif html diff"),
+    (r"convert/", "convmodel zstd ms_print mtrace2massif diff"),    # common/: tool.c, tool.h
 ]
 
 OPS = ("rel", "logic", "const", "cond", "stmt", "flag")
@@ -463,10 +464,13 @@ def suites_of(path):
 
 def default_files(tree):
     files = []
-    for d, exts in (("runtime", (".c", ".h")), ("convert", (".c", ".h"))):
-        for f in sorted(os.listdir(os.path.join(tree, d))):
-            if f.endswith(exts) and "%s/%s" % (d, f) not in SKIP_FILES:
-                files.append("%s/%s" % (d, f))
+    for d in ("runtime", "convert"):
+        for top, dirs, names in os.walk(os.path.join(tree, d)):
+            dirs.sort()
+            rel = os.path.relpath(top, tree)
+            for f in sorted(names):
+                if f.endswith((".c", ".h")) and "%s/%s" % (rel, f) not in SKIP_FILES:
+                    files.append("%s/%s" % (rel, f))
     files.insert(0, "mtrace.h")
     return files
 
