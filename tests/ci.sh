@@ -7,7 +7,8 @@
 # 8300 bytes, at record 2.  Last, the project's own CI: the mutation
 # check's list still fits the source (tests/mutate/run.sh --check), and
 # its generator (tests/mutate/gen.py) makes each kind of mutant by its
-# rule from a small C file, and none where the rules say none.
+# rule from a small C file, and none where the rules say none; convert/'s
+# folders use one another one way (tests/ci/folders.py).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/ci" || exit 2
 for level in 1 2 3; do
@@ -241,5 +242,14 @@ if [ -z "${MUTATE_COPY:-}" ]; then
         fail "tests/mutate/mutants.txt: stale entries (rewrite their from:, or their file:)"
         sed 's/^/     /' "$TMP/stale"
     fi
+fi
+
+# convert/'s folders use one another one way, as their README.md files say
+# (tests/ci/folders.py: the includes, and the symbols taken across folders)
+if python3 "$TOP/tests/ci/folders.py" "$TOP" "$CC" > "$TMP/folders" 2>&1; then
+    pass "convert/: each folder uses only the folders its README.md allows, one way"
+else
+    fail "convert/: a folder uses one its README.md does not allow"
+    sed 's/^/     /' "$TMP/folders"
 fi
 finish
