@@ -47,6 +47,7 @@ suppressed() {
     local got
     got=$(sed -n 's/^\*\*\* MTRACE: \([0-9]*\) bytes in [0-9]* blocks suppressed$/\1/p' "$1.err")
     [ "$got" = "$3" ] || { echo "     suppressed '$got', expected '$3'"; return 1; }
+    ! grep -q 'not a suppression' "$1.err" || { echo "     a line refused:"; grep 'not a suppression' "$1.err"; return 1; }
 }
 check "suppressions: blank lines, blank-only lines and # comments (indented too) are skipped" \
     suppressed blank '\n   \n\t\n# a comment\n   # an indented one\nfun:keep_alpha\n\n' 1
@@ -82,5 +83,152 @@ has "suppressions: fun: with no name is not a suppression" bad.err \
     "*** MTRACE: bad.supp:1: not a suppression (fun:NAME, src:FILE or src:FILE:LINE): fun:"
 has "suppressions: fun without a colon is not one either" bad.err "bad.supp:2: not a suppression"
 has "suppressions: the good line after them applies" bad.err "*** MTRACE: 4 bytes in 1 blocks suppressed"
+
+# --- MTRACE_ALLOC_FN's list (README: `MTRACE_ALLOC_FN="f g"`; names
+# separated by blanks or commas).  allocfn.c leaks 24 bytes through
+# xmalloc (line 5), called by make_name (line 7): charged to make_name
+# when the list names xmalloc, else to xmalloc itself.
+build allocfn 3 -g
+# charged LIST FUNCTION: with MTRACE_ALLOC_FN=LIST, the leak is charged to FUNCTION
+charged() {
+    MTRACE_DEPTH=4 MTRACE_ALLOC_FN="$1" ./allocfn 2> allocfn.err
+    grep -q "error: 24 bytes in 1 block leaked here (in $2)\$" allocfn.err || { sed 's/^/     /' allocfn.err; return 1; }
+}
+if command -v addr2line > /dev/null; then
+    check "MTRACE_ALLOC_FN=xmalloc: charged to its caller" charged "xmalloc" make_name
+    check "MTRACE_ALLOC_FN='f xmalloc' (a blank)" charged "f xmalloc" make_name
+    check "MTRACE_ALLOC_FN='f,xmalloc' (a comma)" charged "f,xmalloc" make_name
+    check "MTRACE_ALLOC_FN='xmalloc, f' (a comma and a blank)" charged "xmalloc, f" make_name
+    check "MTRACE_ALLOC_FN=' ,xmalloc,, ' (separators around and doubled)" charged " ,xmalloc,, " make_name
+    check "MTRACE_ALLOC_FN=xmallo (one letter short) names no wrapper" charged "xmallo" xmalloc
+    check "MTRACE_ALLOC_FN=xmallocc (one letter more) names no wrapper" charged "xmallocc" xmalloc
+    check "MTRACE_ALLOC_FN=XMALLOC: case counts" charged "XMALLOC" xmalloc
+    check "MTRACE_ALLOC_FN without MTRACE_DEPTH: no stacks, charged to the site" \
+        sh -c 'MTRACE_ALLOC_FN=xmalloc ./allocfn 2>&1 | grep -q "leaked here (in xmalloc)\$"'
+fi
+
+# --- what leak records merge under MTRACE_DEPTH (README: "one record per
+# place (per call stack with MTRACE_DEPTH, its callers under it) ...
+# records that would read the same merged").  merge.c's site (line 7) is
+# reached from a() on main's lines 13 and 14 (1 and 2 bytes) and from b()
+# (4 bytes): N = 1 shows the site alone, one record; N = 2 the site and
+# a() or b(), two; N = 3 main's lines too, three; N = 4 no more.
+build merge 3 -g
+# records N: the leak records' bytes under MTRACE_DEPTH=N, largest first
+records() { MTRACE_DEPTH=$1 ./merge 2>&1 | sed -n 's/.*error: \([0-9]*\) bytes in .*/\1/p' | tr '\n' ' '; }
+if command -v addr2line > /dev/null; then
+    check "MTRACE_DEPTH=1: the site alone, one record of 7 bytes" test "$(records 1)" = "7 "
+    check "MTRACE_DEPTH=2: a() and b() apart, a()'s two calls one record (4, 3)" test "$(records 2)" = "4 3 "
+    check "MTRACE_DEPTH=3: main's two lines apart too (4, 2, 1)" test "$(records 3)" = "4 2 1 "
+    check "MTRACE_DEPTH=4: nothing more to tell apart (4, 2, 1)" test "$(records 4)" = "4 2 1 "
+fi
+
+# --- "at peak" under MTRACE_ALLOC_FN (README: "what each place held at
+# the peak of the whole heap").  atpeak.c: make_t's 1000 bytes are freed
+# before the peak; make_ab holds 100 + 50 through two wrappers called on
+# one line (one place), make_c 2000: the peak is 2150.
+build atpeak 2 -g
+cat > atpeak.expected <<'EOT'
+   at peak                function   file (charged past MTRACE_ALLOC_FN)
+      2000                  make_c   atpeak.c:7
+       150                 make_ab   atpeak.c:6
+         0                  make_t   atpeak.c:8
+EOT
+if command -v addr2line > /dev/null; then
+    MTRACE_DEPTH=4 MTRACE_ALLOC_FN="xmalloc xcalloc" ./atpeak 2> atpeak.err
+    grep -A3 'at peak' atpeak.err > atpeak.got
+    same "at peak: two calls on one line are one place (100 + 50), a block freed before the peak is not in it" \
+        atpeak.expected atpeak.got
+fi
+
+# --- the JSON report's strings (report-json.md: '"', '\', control
+# characters and bytes above 0x7f escaped, \u00XX reading back as the
+# Latin-1 character of the byte).  json.c's file is "t<TAB>ab<0x01>"q\é.c"
+# (#line), its function fé, both in UTF-8.
+build json 3
+MTRACE_REPORT=json.json ./json 2> /dev/null
+cat > escape.py <<'EOT'
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+# every byte printable ASCII or a newline: control bytes and UTF-8 escaped
+bad = [b for b in raw if b >= 0x7f or (b < 0x20 and b != 0x0a)]
+r = json.loads(raw.decode("ascii"))
+file = "t\tab\x01\"q\\\u00c3\u00a9.c"      # the UTF-8 bytes of é, one character each
+site, leak = r["sites"][0], r["leaks"][0]
+print(len(bad), site["file"] == file, site["function"] == "f\u00c3\u00a9", leak["file"] == file,
+      leak["function"] == "f\u00c3\u00a9")
+EOT
+check "JSON: a tab, a control byte, a quote, a backslash and UTF-8 in a file name and a function: ASCII, valid, read back byte for byte" \
+    test "$(python3 escape.py json.json)" = "0 True True True True"
+has "JSON: a control byte as \\u0001" json.json 't\u0009ab\u0001\"q\\\u00c3\u00a9.c'
+
+# --- reallocarray's overflow (trace-format.md: "any call that fails:
+# nothing"; the C library's contract: NULL, ENOMEM, the block untouched)
+build rarray 1 -Wno-alloc-size-larger-than
+MTRACE=rarray.trace ./rarray > rarray.out 2> /dev/null
+cat > rarray.expected <<'EOT'
+NULL, 2^63, 2: NULL, ENOMEM
+NULL, 2^60 + 1, 16: NULL, ENOMEM
+p, 2^60, 16: NULL, ENOMEM
+p, 16, 2^60: NULL, ENOMEM
+NULL, 3, 5: a block
+EOT
+same "reallocarray: n * size over SIZE_MAX fails with ENOMEM (either argument), 3 * 5 does not" rarray.expected rarray.out
+check "reallocarray: the failed calls write no record; 3 * 5 writes '+' of 15 bytes; p freed once, by its own site" \
+    test "$(awk '/^[-+<>] / {printf "%s%s ", $1, $1 == "+" ? $5 : ""}' rarray.trace)" = "+8 +15 - - "
+
+# --- the gnuplot tail (trace-format.md: "one curve of SITE for each of
+# the (at most 12) sites whose peak reached 1% of the peak of TOTAL")
+build tail 1
+# curves TRACE: the titles of the tail's site curves, one a line
+curves() { tail -n 1 "$1" | grep -o ": mt[0-9]*) w steps t '[^']*'" | sed "s/^[^']*'//; s/'\$//"; }
+MTRACE=tail.trace ./tail 2> /dev/null
+printf 'one_percent (tail.c:%s)\none_percent (tail.c:%s)\n' "$(line_of tail.c BIG)" "$(line_of tail.c AT)" > tail.expected
+curves tail.trace > tail.got
+same "gnuplot tail: a site at exactly 1% of the peak (100 of 10000) is drawn, one at 99 is not" tail.expected tail.got
+MTRACE=many.trace ./tail many 2> /dev/null
+curves many.trace > many.got
+check "gnuplot tail: 14 sites over 1%, 12 curves" test "$(wc -l < many.got)" = 12
+check "gnuplot tail: the 12 largest peaks, largest first (114 bytes ... 103)" \
+    test "$(head -n 1 many.got) $(tail -n 1 many.got)" = "many (tail.c:$(line_of tail.c S114)) many (tail.c:$(line_of tail.c S103))"
+
+# --- mtrace-diff's rows (mtrace-diff.md: "in order of the absolute change
+# of the peak, largest first; ties by the absolute change of the total,
+# then of the leaked bytes, then of the calls, then by name"; a name is
+# function, file, line).  Two reports made to measure; the expected
+# order worked out from that sentence.
+# site FUNC FILE LINE CALLS TOTAL PEAK LIVE: one site of a version 2 report
+site() {
+    printf '{"function": "%s", "file": "%s", "line": %s, "allocations": %s, "calls": %s, "total_bytes": %s, "peak_bytes": %s, "live_bytes": %s, "reachable_bytes": 0, "suppressed": false}' \
+        "$1" "$2" "$3" "$4" "$4" "$5" "$6" "$7"
+}
+report() { echo "{\"mtrace_report\": 2, \"peak_bytes\": 1000, \"leaked_bytes\": 0, \"sites\": [$1]}"; }
+report "$(site a x.c 1 1 100 100 0), $(site b x.c 1 1 300 300 0), $(site c x.c 1 1 100 100 0),
+    $(site d x.c 1 1 100 100 0), $(site e x.c 1 1 100 100 0), $(site f x.c 10 1 100 100 0),
+    $(site f x.c 9 1 100 100 0), $(site f w.c 50 1 100 100 0), $(site ea x.c 1 1 100 100 0),
+    $(site t x.c 1 1 100 100 0), $(site g x.c 1 1 100 100 0)" > base.json
+report "$(site a x.c 1 1 600 600 0), $(site b x.c 1 1 350 100 0), $(site c x.c 1 1 140 300 0),
+    $(site d x.c 1 1 100 100 30), $(site e x.c 1 6 100 100 0), $(site f x.c 10 1 110 110 0),
+    $(site f x.c 9 1 110 110 0), $(site f w.c 50 1 110 110 0), $(site ea x.c 1 1 110 110 0),
+    $(site t x.c 1 1 1100 100 0), $(site g x.c 1 1 100 100 0)" > new.json
+# a: peak +500; b: -200, total +50; c: +200, total +40; ea, f w.c:50,
+# f x.c:9, f x.c:10: +10 and +10 each, by name (line 9 before 10); t:
+# total +1000 alone; d: leaked +30 alone; e: calls +5 alone; g unchanged
+cat > order.expected <<'EOT'
+a x.c:1
+b x.c:1
+c x.c:1
+ea x.c:1
+f w.c:50
+f x.c:9
+f x.c:10
+t x.c:1
+d x.c:1
+e x.c:1
+(1 site unchanged)
+EOT
+"$TOP/mtrace-diff" base.json new.json > order.out
+sed '1,2d' order.out | awk '/^\(/ { print; next } { print $(NF - 1), $NF }' > order.got
+same "mtrace-diff: rows by |peak change|, then |total|, |leaked|, |calls|, then function, file, line" order.expected order.got
 
 finish
