@@ -91,7 +91,7 @@ has "suppressions: the good line after them applies" bad.err "*** MTRACE: 4 byte
 build allocfn 3 -g
 # charged LIST FUNCTION: with MTRACE_ALLOC_FN=LIST, the leak is charged to FUNCTION
 charged() {
-    MTRACE_DEPTH=4 MTRACE_ALLOC_FN="$1" ./allocfn 2> allocfn.err
+    MTRACE_DEPTH=4 MTRACE_ALLOC_FN="$1" timeout 20 ./allocfn 2> allocfn.err
     grep -q "error: 24 bytes in 1 block leaked here (in $2)\$" allocfn.err || { sed 's/^/     /' allocfn.err; return 1; }
 }
 if command -v addr2line > /dev/null; then
