@@ -231,4 +231,50 @@ EOT
 sed '1,2d' order.out | awk '/^\(/ { print; next } { print $(NF - 1), $NF }' > order.got
 same "mtrace-diff: rows by |peak change|, then |total|, |leaked|, |calls|, then function, file, line" order.expected order.got
 
+# --- fork: how far back a child remembers (processes.md: "a grandchild
+# remembers what its parent and grandparent had, up to 8 generations
+# back"; limits.md: "freed more than 8 generations of fork back ... not
+# reported by mtrace").  gen.c frees a block, forks K generations deep,
+# and the last child frees it again: K = 8 is the oldest remembered.
+build gen 3
+# generations NAME K [again]: gen's stderr and status in NAME.{err,rc}
+generations() { MTRACE_DOUBLE_FREE=continue timeout 20 ./gen "${@:2}" > /dev/null 2> "$1.err"; echo $? > "$1.rc"; }
+if [ -z "$ASAN" ]; then     # (ASan reports double frees itself: limits.md)
+    generations g7 7 again
+    generations g8 8 again
+    generations g9 9 again
+    check "fork: a block freed 7 generations back, freed again: the double free, status 1" \
+        sh -c "grep -q 'gen.c:$(line_of gen.c AGAIN): error: double free of a block' g7.err && test \$(cat g7.rc) = 1"
+    check "fork: freed 8 generations back (the oldest remembered): the double free, status 1" \
+        sh -c "grep -q 'gen.c:$(line_of gen.c AGAIN): error: double free of a block' g8.err && test \$(cat g8.rc) = 1"
+    hasnt "fork: freed 9 generations back: not reported by mtrace" g9.err "double free of a block"
+    check "fork: 9 generations back: no crash of mtrace's (SIGSEGV), what glibc does instead" test "$(cat g9.rc)" != 139
+fi
+generations deep 12
+check "fork: 12 generations deep, each child allocating: no crash, status 0" test "$(cat deep.rc)" = 0
+
+# --- the trace's names under fork (processes.md's table: MTRACE unset:
+# mtrace and mtrace.PID; NAME-%p: NAME-PID and NAME-CHILDPID; NAME and
+# NAME.PID: tests/tracer.sh)
+build names 1
+mkdir -p unset pid && (cd unset && env -u MTRACE ../names 2> /dev/null) && (cd pid && MTRACE=NAME-%p ../names 2> /dev/null)
+check "fork, MTRACE unset: the parent writes mtrace, the child mtrace.PID, nothing else" \
+    sh -c "ls unset | grep -cxE 'mtrace|mtrace\.[0-9]+' | grep -qx 2 && test \$(ls unset | wc -l) = 2 && test -f unset/mtrace"
+check "fork, MTRACE=NAME-%p: NAME-PID and NAME-CHILDPID, no .PID added" \
+    sh -c "ls pid | grep -cxE 'NAME-[0-9]+' | grep -qx 2 && test \$(ls pid | wc -l) = 2"
+
+# --- MPI ranks (processes.md: "read from the launcher's environment, in
+# this order: OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
+# MV2_COMM_WORLD_RANK, SLURM_PROCID"; rank r > 0 writes NAME-r)
+# rank_file VAR=VALUE...: the trace file names.c's parent writes with them
+rank_file() {
+    rm -rf ranks && mkdir ranks && (cd ranks && env "$@" MTRACE=T ../names 2> /dev/null) && ls ranks | grep -vE '\.[0-9]+$' | tr '\n' ' '
+}
+check "MPI: OMPI_COMM_WORLD_RANK first (1 over PMIX_RANK 2)" test "$(rank_file OMPI_COMM_WORLD_RANK=1 PMIX_RANK=2)" = "T-1 "
+check "MPI: then PMIX_RANK (2 over PMI_RANK 3)" test "$(rank_file PMIX_RANK=2 PMI_RANK=3)" = "T-2 "
+check "MPI: then PMI_RANK (3 over MV2_COMM_WORLD_RANK 4)" test "$(rank_file PMI_RANK=3 MV2_COMM_WORLD_RANK=4)" = "T-3 "
+check "MPI: then MV2_COMM_WORLD_RANK (4 over SLURM_PROCID 5)" test "$(rank_file MV2_COMM_WORLD_RANK=4 SLURM_PROCID=5)" = "T-4 "
+check "MPI: SLURM_PROCID last" test "$(rank_file SLURM_PROCID=5)" = "T-5 "
+check "MPI: rank 0 writes NAME itself" test "$(rank_file SLURM_PROCID=0)" = "T "
+
 finish
