@@ -277,4 +277,26 @@ check "MPI: then MV2_COMM_WORLD_RANK (4 over SLURM_PROCID 5)" test "$(rank_file 
 check "MPI: SLURM_PROCID last" test "$(rank_file SLURM_PROCID=5)" = "T-5 "
 check "MPI: rank 0 writes NAME itself" test "$(rank_file SLURM_PROCID=0)" = "T "
 
+# --- how many leak records are printed (README: "at most 30 records of
+# each kind (10 with call stacks), then one line with how many more and
+# their bytes; MTRACE_LEAK_RECORDS=N prints N").  records.c leaks 101 to
+# 112 bytes on twelve lines: twelve records.
+build records 3 -g
+# printed NAME [VAR=value...]: "PRINTED MORE": the error records printed,
+# and the count of the "and N more leak records" line (0 without one)
+printed() {
+    env "$@" ./records 2> records.err
+    echo "$(grep -c ': error: ' records.err) $(sed -n 's/.*and \([0-9]*\) more leak records.*/\1/p' records.err | grep . || echo 0)"
+}
+check "MTRACE_LEAK_RECORDS=11, one below the 12 records: 11 printed, 1 more" test "$(printed MTRACE_LEAK_RECORDS=11)" = "11 1"
+has "MTRACE_LEAK_RECORDS=11: the one left out is the smallest, counted with its bytes" records.err \
+    "*** MTRACE: and 1 more leak records (101 bytes in 1 blocks)"
+check "MTRACE_LEAK_RECORDS=12, exactly: 12 printed, no 'more' line" test "$(printed MTRACE_LEAK_RECORDS=12)" = "12 0"
+check "MTRACE_LEAK_RECORDS=13, one above: 12 printed, no 'more' line" test "$(printed MTRACE_LEAK_RECORDS=13)" = "12 0"
+check "unset, 12 records: all 12 printed (the default is 30)" test "$(printed)" = "12 0"
+if command -v addr2line > /dev/null; then
+    check "unset, with call stacks (MTRACE_DEPTH=2): 10 printed, 2 more" test "$(printed MTRACE_DEPTH=2)" = "10 2"
+    check "MTRACE_LEAK_RECORDS=12 with call stacks: 12 printed" test "$(printed MTRACE_DEPTH=2 MTRACE_LEAK_RECORDS=12)" = "12 0"
+fi
+
 finish
