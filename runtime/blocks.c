@@ -560,10 +560,11 @@ static void mtrace_inherit(struct mtrace_table *t)
     *was = *t;
     memset(t, 0, sizeof *t);
     t->inherited = was;
-    /* was is generation 1 (the parent's); the one past the last kept is
-       cut, and the walk stops there (it would step onto what it cut) */
-    for (g = was, n = 1; g->inherited; g = g->inherited, n++)
-        if (n == MTRACE_GENERATIONS) {
+    /* n counts the generations kept, was (the parent's) the first; the
+       link past the last kept is cut, and the walk stops there (it would
+       step onto what it cut) */
+    for (g = was, n = 0; g->inherited; g = g->inherited)
+        if (++n == MTRACE_GENERATIONS) {
             g->inherited = 0;
             break;
         }

@@ -299,4 +299,77 @@ if command -v addr2line > /dev/null; then
     check "MTRACE_LEAK_RECORDS=12 with call stacks: 12 printed" test "$(printed MTRACE_DEPTH=2 MTRACE_LEAK_RECORDS=12)" = "12 0"
 fi
 
+# --- every field of the JSON report (report-json.md's tables), from
+# fields.c, whose figures are worked out in its comment: 13 calls (get 3,
+# SIZES 7, KEPT, GROW, LOST), 24 records (each + and - of get and SIZES,
+# KEPT's +, GROW's < and >, LOST's +), the peak 205 (200 + 5) at the last
+# record, 23; temporary: SIZES' 7 and get's q and r (freed before any other
+# allocation; p was not: q came first) = 9.
+build fields 1 -g
+MTRACE_DEPTH=4 MTRACE_LEAK_CHECK=reachable MTRACE=fields.trace MTRACE_REPORT=fields.json ./fields > fields.out 2> fields.err
+echo $? > fields.rc
+cat > fields.py <<'EOT'
+import json, re, sys
+r = json.load(open("fields.json"))
+line = {m: n for m, n in (a.split("=") for a in sys.argv[2:])}
+want = {"mtrace_report": 2, "pid": int(open("fields.out").read()), "rank": -1, "level": 1,
+        "trace": sys.argv[1] + "/fields.trace", "program_status": 0, "exit_status": 1,
+        "peak_bytes": 205, "peak_record": 23, "records": 24, "double_frees": 0, "invalid_frees": 0,
+        "freed_forgotten": 0, "leaked_bytes": 5, "leaked_blocks": 1, "suppressed_bytes": 0,
+        "suppressed_blocks": 0, "reachable_bytes": 200, "untraced_signal_calls": 0, "calls": 13,
+        "temporary": 9, "budget_bytes": None, "over_budget": False}
+bad = ["%s: %r, not %r" % (k, r.get(k), v) for k, v in want.items() if r.get(k) != v]
+text = open("fields.err").read()
+rss = re.search(r"max resident  set size: +(\d+) bytes", text).group(1)
+pct = re.search(r"tracing overhead ([0-9.]+)%", text).group(1)
+if r["max_rss_bytes"] != int(rss):
+    bad.append("max_rss_bytes %d, the summary %s" % (r["max_rss_bytes"], rss))
+if "%.1f" % (100.0 * r["tracer_bytes_at_peak"] / r["peak_bytes"]) != pct:
+    bad.append("tracer_bytes_at_peak over peak_bytes is not the summary's %s%%" % pct)
+# each site: (line, allocations = calls, total, temporary, peak, peak_blocks, at peak, live, blocks, reachable)
+sites = [(line["GROW"], 1, 200, 0, 200, 1, 200, 200, 1, 200), (line["KEPT"], 1, 100, 0, 100, 1, 0, 0, 0, 0),
+         (line["GET"], 3, 40, 2, 20, 2, 0, 0, 0, 0), (line["SIZES"], 7, 25, 7, 8, 1, 0, 0, 0, 0),
+         (line["LOST"], 1, 5, 0, 5, 1, 5, 5, 1, 0)]
+got = [(str(s["line"]), s["allocations"], s["total_bytes"], s["temporary"], s["peak_bytes"], s["peak_blocks"],
+        s["bytes_at_peak"], s["live_bytes"], s["live_blocks"], s["reachable_bytes"]) for s in r["sites"]]
+if [(str(s[0]),) + s[1:] for s in sites] != got:
+    bad.append("sites %r" % got)
+if any(s["calls"] != s["allocations"] or s["suppressed"] or s["file"] != "fields.c" for s in r["sites"]):
+    bad.append("a site's calls, suppressed or file")
+leaks = [(l["kind"], l["function"], str(l["line"]), l["bytes"], l["blocks"], l["callers"]) for l in r["leaks"]]
+if leaks != [("leak", "lose", line["LOST"], 5, 1, [{"function": "main", "file": "fields.c", "line": int(line["CALL"])}]),
+             ("reachable", "main", line["GROW"], 200, 1, [])]:
+    bad.append("leaks %r" % leaks)
+hist = [(h["min"], h["max"], h["count"]) for h in r["size_histogram"]]
+# requests 0 1 2 3 4 7 8 (SIZES), 10 10 20 (get), 100, 200, 5
+if hist != [(0, 0, 1), (1, 1, 1), (2, 3, 2), (4, 7, 3), (8, 15, 3), (16, 31, 1), (64, 127, 1), (128, 255, 1)]:
+    bad.append("size_histogram %r" % hist)
+print("\n".join(bad) or "all")
+EOT
+marks=""
+for m in GET LOST SIZES KEPT GROW CALL; do marks="$marks $m=$(line_of fields.c $m)"; done
+python3 fields.py "$TMP" $marks > fields.got 2>&1
+check "JSON: every field of the report and of each site and leak record, as worked out by hand" \
+    sh -c 'test "$(cat fields.got)" = all || { sed "s/^/     /" fields.got; false; }'
+check "JSON: the run's exit status is exit_status (1: a leak)" test "$(cat fields.rc)" = 1
+# the same at level 2 under MPI rank 2: the report's name gets -2, no trace
+build fields 2 -g
+PMI_RANK=2 MTRACE_REPORT=fields2.json ./fields > /dev/null 2>&1
+check "JSON: level 2, MPI rank 2: written as NAME-2, rank 2, level 2, trace null" \
+    test "$(python3 -c 'import json; r = json.load(open("fields2.json-2")); print(r["rank"], r["level"], r["trace"])' 2>&1)" = "2 2 None"
+
+# --- when and where the JSON report is written (report-json.md: "a
+# program ended by _exit or a signal writes none"; "a relative name is
+# taken from the working directory at start-up")
+build ends 3
+mkdir -p away
+for how in exit _exit signal chdir; do
+    (MTRACE_REPORT=ends-$how.json ./ends $how > /dev/null 2>&1; true) 2> /dev/null    # (no "Terminated")
+done
+check "JSON report: written at exit" test -s ends-exit.json
+check "JSON report: none after _exit" test ! -e ends-_exit.json
+check "JSON report: none after a signal's default action (SIGTERM)" test ! -e ends-signal.json
+check "JSON report: a relative name after chdir: in the directory of the start, not the new one" \
+    test -s ends-chdir.json -a ! -e away/ends-chdir.json
+
 finish
