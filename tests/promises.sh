@@ -143,8 +143,8 @@ fi
 
 # --- the JSON report's strings (report-json.md: '"', '\', control
 # characters and bytes above 0x7f escaped, \u00XX reading back as the
-# Latin-1 character of the byte).  json.c's file is "t<TAB>ab<0x01>"q\é.c"
-# (#line), its function fé, both in UTF-8.
+# Latin-1 character of the byte).  json.c's file is
+# "t<TAB>ab<0x01>"q\é 50%<0x7f>.c" (#line), its function fé, both in UTF-8.
 build json 3
 MTRACE_REPORT=json.json ./json 2> /dev/null
 cat > escape.py <<'EOT'
@@ -153,14 +153,23 @@ raw = open(sys.argv[1], "rb").read()
 # every byte printable ASCII or a newline: control bytes and UTF-8 escaped
 bad = [b for b in raw if b >= 0x7f or (b < 0x20 and b != 0x0a)]
 r = json.loads(raw.decode("ascii"))
-file = "t\tab\x01\"q\\\u00c3\u00a9.c"      # the UTF-8 bytes of é, one character each
+file = "t\tab\x01\"q\\\u00c3\u00a9 50%\x7f.c"      # the UTF-8 bytes of é, one character each
 site, leak = r["sites"][0], r["leaks"][0]
 print(len(bad), site["file"] == file, site["function"] == "f\u00c3\u00a9", leak["file"] == file,
       leak["function"] == "f\u00c3\u00a9")
 EOT
 check "JSON: a tab, a control byte, a quote, a backslash and UTF-8 in a file name and a function: ASCII, valid, read back byte for byte" \
     test "$(python3 escape.py json.json)" = "0 True True True True"
-has "JSON: a control byte as \\u0001" json.json 't\u0009ab\u0001\"q\\\u00c3\u00a9.c'
+has "JSON: a control byte as \\u0001, 0x7f as \\u007f" json.json 't\u0009ab\u0001\"q\\\u00c3\u00a9 50%\u007f.c'
+
+# the same names in the trace's @ record (trace-format.md: "A blank, a
+# control character, % (or a byte 0x7f) inside FUNC or FILE is written
+# %XX with two upper-case hex digits"; a quote, a backslash and bytes
+# above 0x7f are not)
+build json 1
+MTRACE=json.trace ./json 2> /dev/null
+check "trace: @ escapes the tab, the control byte, the blank, % and 0x7f as %XX (upper case), nothing else" \
+    test "$(sed -n 's/^@ 1 //p' json.trace)" = "$(printf 'f\303\251 t%%09ab%%01"q\\\303\251%%2050%%25%%7F.c 7')"
 
 # --- reallocarray's overflow (trace-format.md: "any call that fails:
 # nothing"; the C library's contract: NULL, ENOMEM, the block untouched)
@@ -371,5 +380,42 @@ check "JSON report: none after _exit" test ! -e ends-_exit.json
 check "JSON report: none after a signal's default action (SIGTERM)" test ! -e ends-signal.json
 check "JSON report: a relative name after chdir: in the directory of the start, not the new one" \
     test -s ends-chdir.json -a ! -e away/ends-chdir.json
+
+# --- the trace's bounds (trace-format.md: "Names longer than 4096 bytes
+# are cut there"; "#cmd (from /proc/self/cmdline, at most 2 KiB)";
+# MAXRSS "as last sampled (first record, every 1024th, and after
+# operations of >= 1 MiB)")
+# longfile N: the length of the FILE of the @ record of a site in a file
+# that #line names with N letters
+longfile() {
+    { printf '#include <stdlib.h>\nvoid *keep;\n#line 1 "'; head -c "$1" /dev/zero | tr '\0' a; printf '"\n'
+      printf 'int main(void) { keep = malloc(1); return 0; }\n'; } > long$1.c
+    $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" long$1.c -o long$1 -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace &&
+    MTRACE=long$1.trace ./long$1 2> /dev/null
+    awk '$1 == "@" { print length($4) }' long$1.trace
+}
+check "trace: a FILE of 4095 bytes, whole" test "$(longfile 4095)" = 4095
+check "trace: a FILE of 4096 bytes, whole" test "$(longfile 4096)" = 4096
+check "trace: a FILE of 4097 bytes, cut at 4096" test "$(longfile 4097)" = 4096
+# cmdline N: #cmd of names run with one argument that makes its
+# /proc/self/cmdline N bytes ("./names", NUL, the argument, NUL)
+cmdline() {
+    local arg
+    arg=$(head -c $(($1 - 9)) /dev/zero | tr '\0' x)
+    MTRACE=cmd$1.trace ./names "$arg" 2> /dev/null
+    head -n 1 cmd$1.trace | awk '{ print $1, $2, length($3) }'
+}
+check "trace: #cmd of a 2048-byte command line, whole" test "$(cmdline 2048)" = "#cmd ./names 2039"
+check "trace: #cmd of a 2049-byte command line: at most 2 KiB kept" test "$(cmdline 2049)" = "#cmd ./names 2039"
+build rss 1
+MTRACE=rss.trace ./rss 2> /dev/null
+# rss RECNO: the MAXRSS of that record
+rss() { awk -v n="$1" '/^[-+<>] / && $3 == n { print $6 }' rss.trace; }
+check "MAXRSS: not sampled after an operation of 1 MiB - 1 (record 1 = record 0)" test "$(rss 1)" = "$(rss 0)"
+check "MAXRSS: sampled after an operation of 1 MiB (record 2: the 16 MiB touched since)" \
+    test "$(rss 2)" -ge $(( $(rss 0) + (16 << 20) ))
+check "MAXRSS: not sampled at record 1023" test "$(rss 1023)" = "$(rss 2)"
+check "MAXRSS: sampled at record 1024" test "$(rss 1024)" -ge $(( $(rss 1023) + (16 << 20) ))
+check "MAXRSS: never decreases" awk '/^[-+<>] / { if ($6 < m) exit 1; m = $6 }' rss.trace
 
 finish
