@@ -16,9 +16,9 @@ does, and exits 1 on any FAIL.  It fails when
                             one a line, to write the map's new entries)
 
 A statement is a table row (not a header or a separator), or a sentence
-of a paragraph or list item outside code blocks, that holds a normative
+of a paragraph or list item outside code blocks that holds a normative
 marker (MARKER below: a digit, a `code` form, or a word such as
-"never", "always", "at most", "each", "every", "only").  A sentence
+"never", "always", "at most", "each", "every", "only", "no", "same").  A sentence
 without one is prose around the promises and is not counted.
 """
 import os
@@ -28,7 +28,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAP = os.path.join(TOP, "tests", "promises.map")
 
-MARKER = re.compile(r"[0-9`]|\b(never|always|at most|at least|each|every|only|none|no longer|must)\b", re.I)
+MARKER = re.compile(r"[0-9`]|\b(never|always|at most|at least|each|every|only|none|no|not|nothing|same|cannot|must)\b", re.I)
 
 
 def blocks(path):
@@ -101,7 +101,7 @@ def statements(path):
         if section and heading != section:
             continue
         for s in ([text] if kind == "row" else sentences(text)):
-            if MARKER.search(s):
+            if kind == "row" or MARKER.search(s):   # a row is a statement whatever it says
                 out.append((heading, s))
     return out
 
