@@ -76,13 +76,13 @@ def blocks(path):
 
 
 def sentences(text):
-    """A paragraph cut into sentences: after '.', '?' or '!' (outside a
-    `code` span) followed by a blank and a capital, a backquote or '('."""
+    """A paragraph cut into sentences: after '.', '?', '!' or '.)' (outside
+    a `code` span) followed by a blank and a capital, a backquote or '('."""
     out, start, code = [], 0, False
     for i, c in enumerate(text):
         if c == "`":
             code = not code
-        elif (c in ".?!" and not code and text[i + 1:i + 2] == " "
+        elif ((c in ".?!" or (c == ")" and text[i - 1:i] == ".")) and not code and text[i + 1:i + 2] == " "
               and re.match(r"[A-Z`(*\[]", text[i + 2:i + 3])
               and not re.search(r"\b(e\.g|i\.e|etc|vs)\.$", text[start:i + 1])):
             out.append(text[start:i + 1].strip())
