@@ -10,7 +10,8 @@ does, and exits 1 on any FAIL.  It fails when
     changed: its test may no longer test it);
   - a test the map names no longer exists in its suite's source;
   - a statement of a covered document is in no entry of the map: a new
-    promise shows until it is given a test, or said not to be one.
+    promise shows until it is given a test, or said not to be one; in a
+    document covered section by section, a new section shows.
 
   check.py [--uncovered]   (--uncovered: list the statements not mapped,
                             one a line, to write the map's new entries)
@@ -176,6 +177,11 @@ def main():
                     print("%s\t%s\t%s" % (doc, heading, s))
                 else:
                     fails.append("%s (%s): a statement the map does not name: %s" % (doc, heading, s[:160]))
+    # a document covered section by section: a new section shows too
+    for path in sorted({d.partition("#")[0] for d in covered if "#" in d} - set(covered)):
+        sections = {d.partition("#")[2] for d in covered if d.partition("#")[0] == path}
+        for heading in sorted({h for h, _ in statements(os.path.join(TOP, path))} - sections):
+            fails.append("%s: a section the map does not cover (== %s#%s): its statements are unmapped" % (path, path, heading))
     if uncovered_only:
         return 0
     for f in fails:
