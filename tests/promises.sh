@@ -430,4 +430,18 @@ hasnt "temporaries: 9 of 9 (100%, but fewer than 10): no line" temp9.err "tempor
 has "temporaries: 10 of 10: the line, naming the place" temp10.err \
     "*** MTRACE: 10 of 10 allocations (100.0%) were temporary (freed before any other allocation), 10 of them at temp.c:$(line_of temp.c TEMP) (in main)"
 
+# --- the reachability scan's edges (limits.md: "any word that looks like
+# a pointer into a block keeps it"; "memory the program got from mmap
+# itself is not scanned"; gaps.sh: a pointer just past the end does not)
+build reach 3
+MTRACE_LEAK_CHECK=reachable ./reach 2> reach.err
+if [ -z "$ASAN" ]; then     # (under ASan the allocator's tables point into the blocks: limits.md)
+    has "reachable: a pointer to a block's first byte, in .bss, keeps it" reach.err \
+        "reach.c:$(line_of reach.c START): note: 16 bytes in 1 block still reachable here (in build)"
+    has "reachable: a pointer to a block's last byte, in .data, keeps it" reach.err \
+        "reach.c:$(line_of reach.c LAST): note: 16 bytes in 1 block still reachable here (in build)"
+    has "reachable: a pointer kept only in the program's own mmap is not seen: lost" reach.err \
+        "reach.c:$(line_of reach.c MMAPPED): error: 16 bytes in 1 block leaked here (in build)"
+fi
+
 finish
