@@ -444,4 +444,13 @@ if [ -z "$ASAN" ]; then     # (under ASan the allocator's tables point into the 
         "reach.c:$(line_of reach.c MMAPPED): error: 16 bytes in 1 block leaked here (in build)"
 fi
 
+# --- realloc of a pointer never traced (trace-format.md's table: ">" (the
+# block is traced from then on)): getline's line, grown by the program
+build foreign 1
+MTRACE=foreign.trace ./foreign 2> foreign.err
+check "realloc of a block the C library allocated: '>' of 1000 bytes at the realloc's site, no '<'; its free '-'" \
+    test "$(awk '/^[-+<>] / { printf "%s%s:%s ", $1, $2, $4 }' foreign.trace)" = "$(printf '>1:1000 -1:0 ')"
+has "... the site is the realloc's line" foreign.trace "@ 1 main foreign.c $(line_of foreign.c REALLOC)"
+has "... and no leak" foreign.err "*** MTRACE: No memory leaks"
+
 finish
