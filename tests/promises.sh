@@ -454,4 +454,23 @@ check "realloc of a block the C library allocated: '>' of 1000 bytes at the real
 has "... the site is the realloc's line" foreign.trace "@ 1 main foreign.c $(line_of foreign.c REALLOC)"
 has "... and no leak" foreign.err "*** MTRACE: No memory leaks"
 
+# --- calls no macro announced, at most 4096 places (limits.md: "traced at
+# a site per calling address ... beyond 4096 such addresses, the rest
+# share ? <unknown> 0").  many.c, made here: main calls malloc through a
+# pointer from 4097 lines, the first N of them (its argument).
+{ echo '#include <stdlib.h>'; echo 'void *(*volatile fp)(size_t) = malloc;'
+  echo 'int main(int argc, char **argv)'; echo '{'; echo '    int n = atoi(argv[1]);'
+  for i in $(seq 1 4097); do echo "    if (n >= $i) fp(1);"; done
+  echo '    return 0;'; echo '}'; } > many.c
+$CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" many.c -o many -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+# places N: "SITES UNKNOWN": the trace's @ records of a calling address, and
+# of the shared unknown site, after N calls from N places
+places() {
+    MTRACE=many$1.trace ./many "$1" 2> /dev/null
+    echo "$(grep -c '^@ [0-9]* ? 0x' many$1.trace) $(grep -c '^@ [0-9]* ? <unknown> 0$' many$1.trace)"
+}
+check "calls through a pointer from 4096 places: 4096 sites, none unknown" test "$(places 4096)" = "4096 0"
+check "... from 4097 places: 4096 sites, the last call at ? <unknown> 0" test "$(places 4097)" = "4096 1"
+check "... each of the 4096 named at exit by a #site record" test "$(grep -c '^#site ' many4097.trace)" = 4096
+
 finish
