@@ -552,7 +552,7 @@ static void mtrace_clear(struct mtrace_table *t)
 static void mtrace_inherit(struct mtrace_table *t)
 {
     struct mtrace_table *was = (struct mtrace_table *)mtrace_pages(sizeof *was), *g;
-    unsigned n = 1;
+    unsigned n;
     if (!was) {                 /* no room: forget the parent's blocks */
         mtrace_clear(t);
         return;
@@ -560,9 +560,14 @@ static void mtrace_inherit(struct mtrace_table *t)
     *was = *t;
     memset(t, 0, sizeof *t);
     t->inherited = was;
-    for (g = was; g->inherited; g = g->inherited)
-        if (++n == MTRACE_GENERATIONS)
+    /* n counts the generations kept, was (the parent's) the first; the
+       link past the last kept is cut, and the walk stops there (it would
+       step onto what it cut) */
+    for (g = was, n = 0; g->inherited; g = g->inherited)
+        if (++n == MTRACE_GENERATIONS) {
             g->inherited = 0;
+            break;
+        }
 }
 
 /* The entry for addr: table t's own (live, a tombstone, or empty), or,

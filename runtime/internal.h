@@ -260,6 +260,8 @@ struct mtrace_state {
     char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
                                    start (not in the state: the one-line use would
                                    keep a copy of the state's space per file) */
+    char *report_dir;           /* MTRACE_REPORT relative: the working directory at
+                                   start (MTRACE_PATHMAX bytes, mapped), 0 otherwise */
     size_t bufsize;             /* bytes mapped at buf */
     char *buf;
     void *zst;                  /* the compressor (runtime/zstd.c), 0: plain */

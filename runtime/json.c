@@ -147,6 +147,20 @@ static void mtrace_fput_sizes(struct mtrace_fout *f)
     mtrace_fputs(f, "]");
 }
 
+/* At start: a relative MTRACE_REPORT is taken from the working directory
+   then (doc/report-json.md), not from wherever the program went since (a
+   daemon's chdir("/")); kept in pages of its own, as mt.path is. */
+static void mtrace_keep_report_dir(void)
+{
+    const char *name = mtrace_getenv("MTRACE_REPORT");
+    if (!name || !*name || name[0] == '/' || !(mt.report_dir = (char *)mtrace_pages(MTRACE_PATHMAX)))
+        return;
+    if (!mtrace_getcwd(mt.report_dir, MTRACE_PATHMAX)) {
+        mtrace_unpages(mt.report_dir, MTRACE_PATHMAX);
+        mt.report_dir = 0;      /* no directory now: the one at exit, as before */
+    }
+}
+
 /* MTRACE_REPORT: what the summary and the leak report hold, as JSON
    (doc/report-json.md), written at exit at every level. */
 static void mtrace_write_json(int status)
@@ -174,7 +188,7 @@ static void mtrace_write_json(int status)
         mtrace_say(": no JSON report\n");
         return;
     }
-    if (!mtrace_build_name(path, sizeof path, name) || !(f = (struct mtrace_fout *)mtrace_pages(sizeof *f))) {
+    if (!mtrace_build_name(path, sizeof path, name, mt.report_dir) || !(f = (struct mtrace_fout *)mtrace_pages(sizeof *f))) {
         mtrace_say("*** MTRACE: warning: MTRACE_REPORT: the name is too long: no JSON report\n");
         return;
     }

@@ -297,6 +297,7 @@ static void mtrace_init(void)
     mtrace_atfork(mtrace_fork_prepare, mtrace_fork_parent, mtrace_fork_child);
     mtrace_catch_signals();
     mtrace_read_suppressions();
+    mtrace_keep_report_dir();
     mtrace_read_budget();
     mtrace_read_freed_max();
     mtrace_read_depth();

@@ -154,12 +154,13 @@ static const char *mtrace_name_fault(const char *name, char *why, size_t cap)
 
 /* A file name from a user's pattern, into dst (cap bytes): %p the pid,
    %q{VAR} the value of $VAR and %% a '%' (as Massif's --massif-out-file),
-   made absolute (the gnuplot lines must work from any directory), plus
+   made absolute (the gnuplot lines must work from any directory) from
+   dir, or when dir is 0 from the current directory, plus
    "-r" for MPI rank r > 0, plus ".PID" for a forked child whose name has
    no %p.  0 if it does not fit, or if the pattern is faulty
    (mtrace_name_fault says why): never a cut name, never a literal '%'
    sequence. */
-static int mtrace_build_name(char *dst, size_t cap, const char *name)
+static int mtrace_build_name(char *dst, size_t cap, const char *name, const char *dir)
 {
     const char *v, *close;
     struct mtrace_out w;
@@ -173,10 +174,14 @@ static int mtrace_build_name(char *dst, size_t cap, const char *name)
         return 0;
     }
     if (name[0] != '/') {
-        if (!mtrace_getcwd(dst, cap - 1))
+        if (dir ? strlen(dir) >= cap - 1 : !mtrace_getcwd(dst, cap - 1))
             w.cut = 1;
-        else if ((w.o += strlen(dst)) > dst + 1)
-            mtrace_out(&w, "/", 1);
+        else {
+            if (dir)
+                strcpy(dst, dir);
+            if ((w.o += strlen(dst)) > dst + 1)
+                mtrace_out(&w, "/", 1);
+        }
     }
     for (; *name && !w.cut; name++) {
         if (name[0] == '%' && name[1] == 'p') {

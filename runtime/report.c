@@ -235,12 +235,17 @@ static char *mtrace_put_budget(char *o, char *end, const char *who)
 /* A row of the summary with MTRACE_ALLOC_FN: a place charged past the
    wrappers (a site, or a caller's return address), and what its stacks
    held at the global peak. */
-struct mtrace_charge { uintptr_t key; const char *func, *file; int line; size_t at_peak; };
+struct mtrace_charge { const char *func, *file; int line; size_t at_peak; };
 
-static int mtrace_by_charge_key(const void *a, const void *b)
+/* Rows that read the same are one place (two calls on one line, two
+   return addresses): ordered by what the row prints, to be merged. */
+static int mtrace_by_charge_place(const void *a, const void *b)
 {
-    uintptr_t x = ((const struct mtrace_charge *)a)->key, y = ((const struct mtrace_charge *)b)->key;
-    return x < y ? -1 : x > y;
+    const struct mtrace_charge *x = (const struct mtrace_charge *)a, *y = (const struct mtrace_charge *)b;
+    int d = strcmp(x->file, y->file);
+    if (!d)
+        d = x->line < y->line ? -1 : x->line > y->line;
+    return d ? d : strcmp(x->func, y->func);
 }
 
 static int mtrace_by_charge_bytes(const void *a, const void *b)
@@ -261,15 +266,14 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
             const struct mtrace_sitestat *s = &mt.sites[order[i]];
             unsigned top = mtrace_charged(s);
             const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
-            c[i].key = y ? s->frames[top - 1] : s->parent;
             c[i].func = y ? y->func : s->func;
             c[i].file = y ? (y->where[0] ? y->where : "<unknown>") : s->file;
             c[i].line = y ? -1 : s->line;
             c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
         }
-        qsort(c, mt.nsorted, sizeof *c, mtrace_by_charge_key);
+        qsort(c, mt.nsorted, sizeof *c, mtrace_by_charge_place);
         for (i = j = 0; i < mt.nsorted; i++)        /* one row per place */
-            if (j && c[j - 1].key == c[i].key)
+            if (j && !mtrace_by_charge_place(&c[j - 1], &c[i]))
                 c[j - 1].at_peak += c[i].at_peak;
             else
                 c[j++] = c[i];

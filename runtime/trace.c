@@ -21,7 +21,7 @@ static int mtrace_set_path(void)
         mtrace_warn("MTRACE=", name, why);
         return 0;
     }
-    if (!mtrace_build_name(mt.path, MTRACE_PATHMAX, mt.nofollow ? "mtrace" : name)) {
+    if (!mtrace_build_name(mt.path, MTRACE_PATHMAX, mt.nofollow ? "mtrace" : name, 0)) {
         mtrace_warn("the trace file's name", "", "longer than 4095 bytes");
         return 0;
     }
