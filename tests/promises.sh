@@ -473,4 +473,18 @@ check "calls through a pointer from 4096 places: 4096 sites, none unknown" test 
 check "... from 4097 places: 4096 sites, the last call at ? <unknown> 0" test "$(places 4097)" = "4096 1"
 check "... each of the 4096 named at exit by a #site record" test "$(grep -c '^#site ' many4097.trace)" = 4096
 
+# --- the note of a program dying in free() (limits.md: "its place is the
+# call's __FILE__ as the compiler got it (a.c, not src/a.c)"): diedfree.c
+# compiled inside src/, run from here; the leak report of the same file
+# would say src/diedfree.c
+mkdir -p src && cp "$P/diedfree.c" src/ && (cd src && $CC $CFLAGS_T -O0 -g -DMTRACE=1 -DMTRACE_LIB \
+    -include "$TOP/mtrace.h" diedfree.c -o ../diedfree -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace)
+if [ -z "$ASAN" ]; then
+    (MTRACE=died.trace ./diedfree > died.out 2> died.err; echo $? > died.rc)
+    check "a free the C library's check aborts: SIGABRT (134)" test "$(cat died.rc)" = 134
+    has "...and the note names the call with __FILE__ as compiled" died.err \
+        "diedfree.c:14: note: the program died in free() called here (in main)"
+    hasnt "...not made relative to the directory it runs in" died.err "src/diedfree.c"
+fi
+
 finish
