@@ -184,6 +184,8 @@ struct mtrace_ring {
     size_t tail __attribute__((aligned(64)));  /* entries before it are formatted */
     size_t done;                /* ...and out in the file (or given up) */
     long first_ms;              /* when the oldest text not yet written was formatted */
+    long long looked_ns;        /* the writer's last look that found no entry waiting:
+                                   those appended since came after it (#time) */
 };
 
 struct mtrace_state {
@@ -275,6 +277,10 @@ struct mtrace_state {
     char recno_text[24], rss_text[24];  /* RECNO and MAXRSS as they are written */
     unsigned recno_len, rss_len;
     long flush_ms;              /* when the buffer was last written (monotonic, ms) */
+    long long clock_start;      /* the trace's clock at 0 (mtrace_now_ns), */
+    long long clock_wall;       /* ...and the wall clock then, ns since 1970 (#clock) */
+    long long clock_said;       /* the last #time's reading (mtrace_now_ns) */
+    long clock_said_ms;         /* a program's thread formatting: the coarse ms of its last */
     char pad_[64];              /* (nothing hot after it on the formatter's line) */
 };
 

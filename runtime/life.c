@@ -289,6 +289,7 @@ static void mtrace_init(void)
         mt.tracing = mtrace_set_path() && mtrace_path_fits();
     mtrace_zst_load();          /* libzstd for NAME.zst, before READY */
     mtrace_set_rss(mt.startrss = mtrace_rss());
+    mtrace_clock_starts();
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
     mtrace_pin_module_of(&mtrace_state_);

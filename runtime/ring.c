@@ -20,7 +20,8 @@
 #define MTRACE_RING_BATCH (MTRACE_RING_BYTES / 16)  /* the writer formats no fewer entries at a time
     (unless woken or asked): following close behind the program's thread, it would read each
     cache line the thread is still writing, and the line would go back and forth */
-#define MTRACE_WRITER_NAP 20        /* ms the writer sleeps with text not yet written, */
+#define MTRACE_WRITER_NAP 4         /* ms the writer sleeps with text not yet written (its
+    looks at the ring place the records in time: #time), */
 #define MTRACE_WRITER_IDLE 250      /* ...and with none */
 /* How the writer sleeps (mt.ring.sleeping): napping, with text on its
    way, it is woken when a quarter of the ring waits; idling, with
@@ -105,7 +106,8 @@ static void *mtrace_writer_main(void *unused)
 {
     struct mtrace_ring *r = &mt.ring;
     size_t head;
-    int drain, stop, idle, woke = 0;
+    long long now;
+    int drain, stop, idle, woke = 0, woken_idle = 0;
     (void)unused;
     __atomic_store_n(&r->tid, mtrace_gettid(), __ATOMIC_RELEASE);
     while (mtrace_writer_state() != MTRACE_WRITER_RUNNING) {    /* its creator says so under the lock, */
@@ -115,16 +117,24 @@ static void *mtrace_writer_main(void *unused)
     }
     for (;;) {
         head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+        now = mtrace_now_ns();  /* every entry before head was made by now */
         drain = __atomic_load_n(&r->drain, __ATOMIC_ACQUIRE);
         stop = __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
         if (head != r->tail && (head - r->tail >= MTRACE_RING_BATCH || drain || stop || woke)) {
             int had_text = mt.len != 0;
+            /* the entries came after the last look that found none, or,
+               the first after a quiet spell, just before it woke us */
+            mtrace_time_text(woken_idle ? now : r->looked_ns);
             mtrace_consume(head, MTRACE_TAIL_EVERY);
+            r->looked_ns = now;
+            woken_idle = 0;
             if (!had_text && mt.len)
                 r->first_ms = mtrace_now_ms();
             woke = 0;
             continue;
         }
+        if (head == r->tail)
+            r->looked_ns = now;
         if (mt.len && (drain || stop || mtrace_now_ms() - r->first_ms >= MTRACE_FLUSH_MS))
             mtrace_flush();
         if (!mt.len)
@@ -140,6 +150,7 @@ static void *mtrace_writer_main(void *unused)
                             1000L * (idle ? MTRACE_WRITER_IDLE : MTRACE_WRITER_NAP));
         __atomic_store_n(&r->sleeping, 0, __ATOMIC_RELAXED);
         woke = 1;
+        woken_idle = idle;
     }
     __atomic_store_n(&r->writer, MTRACE_NO_WRITER, __ATOMIC_RELEASE);
     return 0;
@@ -292,6 +303,21 @@ static MTRACE_HOT char *mtrace_ring_room(size_t n)
     return r->mem + at;
 }
 
+/* With no writer running, the program's thread formats each entry as it
+   is made, and stamps the time first when the coarse clock moved (it is
+   read for the buffer's age anyway: a few nanoseconds). */
+static void mtrace_consume_now(void)
+{
+    long ms = mtrace_now_ms();
+    if (ms != mt.clock_said_ms) {
+        mt.clock_said_ms = ms;
+        mtrace_time_text(mtrace_now_ns());
+    }
+    mtrace_consume(mt.ring.fill, 1);
+    if (mt.len && ms - mt.flush_ms >= MTRACE_FLUSH_MS)
+        mtrace_flush();
+}
+
 /* The entry of n bytes at `fill` is complete: it is published.  A writer
    napping is woken when a quarter of the ring waits (else it wakes on its
    own within MTRACE_WRITER_NAP), one idling at once; with no writer, the caller formats the
@@ -308,10 +334,9 @@ static MTRACE_HOT void mtrace_ring_put(size_t n)
             mtrace_wake_writer();
         return;
     }
-    mtrace_consume(r->fill, 1);
-    if (mt.len && mtrace_now_ms() - mt.flush_ms >= MTRACE_FLUSH_MS)
-        mtrace_flush();
+    mtrace_consume_now();
 }
+
 
 /* A text record of at most n bytes: where to write it (mtrace_text_put
    ends it). */

@@ -67,11 +67,35 @@ static int mtrace_path_fits(void)
     return !unfit;
 }
 
+/* The trace's clock (#time) starts with the tracer; #clock says when
+   that was by the wall clock. */
+static void mtrace_clock_starts(void)
+{
+    struct timespec t;
+    mt.clock_start = mtrace_now_ns();
+    if (mtrace_clock_gettime(CLOCK_REALTIME, &t) == 0)
+        mt.clock_wall = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* "#clock WALL" (when the trace's clock was 0, in nanoseconds since 1970)
+   and the first "#time NS", after #cmd: a program's thread formatting
+   the header now stamps no other #time before it in this millisecond. */
+static char *mtrace_put_clock(char *o)
+{
+    long long now = mtrace_now_ns();
+    o += snprintf(o, 64, "#clock %lld\n#time %lld\n", mt.clock_wall,
+                  now > mt.clock_start ? now - mt.clock_start : 0);
+    mt.clock_said = now;
+    mt.clock_said_ms = mtrace_now_ms();
+    return o;
+}
+
 /* "#cmd ARGS": the program's command line, escaped like FUNC and FILE, as
-   the trace's first line (mtrace2massif's cmd:, gnuplot skips it). */
+   the trace's first line (mtrace2massif's cmd:, gnuplot skips it); then
+   #depth with call stacks, and #clock. */
 static void mtrace_put_cmd(void)
 {
-    char args[2048], *o = mtrace_text_room(4 + 3 * sizeof args + 32), *a;
+    char args[2048], *o = mtrace_text_room(4 + 3 * sizeof args + 64), *a;
     long n = mtrace_read_file("/proc/self/cmdline", args, sizeof args);
     if (n > 0) {
         memcpy(o, "#cmd", 4);
@@ -84,6 +108,7 @@ static void mtrace_put_cmd(void)
     }
     if (mt.depth)
         o += snprintf(o, 32, "#depth %d\n", mt.depth);
+    o = mtrace_put_clock(o);
     mtrace_text_put(o);
 }
 

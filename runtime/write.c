@@ -320,3 +320,22 @@ static char *mtrace_format_text(const char *s, size_t n)
     memcpy(mt.buf + mt.len, s, n);
     return mt.buf + mt.len + n;
 }
+
+/* "#time NS" before the records that follow: NS nanoseconds since the
+   trace's clock started (mtrace_init), read where the records are taken
+   (doc/trace-format.md: each record was made within a few milliseconds
+   of the #time before it).  One a millisecond at most, so that a busy
+   writer's batches do not each get one. */
+#define MTRACE_TIME_EVERY_NS 1000000LL
+static void mtrace_time_text(long long at)
+{
+    char line[48], *o = line, *end;
+    if (at < mt.clock_said + MTRACE_TIME_EVERY_NS || !mt.clock_start)
+        return;
+    mt.clock_said = at;
+    memcpy(o, "#time ", 6);
+    o = mtrace_put_u(o + 6, at > mt.clock_start ? (size_t)(at - mt.clock_start) : 0);
+    *o++ = '\n';
+    if ((end = mtrace_format_text(line, (size_t)(o - line))))
+        mtrace_formatted(end);
+}

@@ -17,8 +17,8 @@ done
 check "writer.c builds without a warning at levels 1 and 2" test -x "$B/writer1" -a -x "$B/writer2" -a ! -s "$B/cc.err"
 # w DIR PROGRAM MODE [args]: runs it in DIR with MTRACE=DIR/trace; out, err, rc in DIR
 w() { local d=$1 p=$2; shift 2; mkdir -p "$d"; (cd "$d" && MTRACE=$d/trace timeout 60 "$B/$p" "$@" > out 2> err; echo $? > rc); }
-# the trace without MAXRSS (column 6 of + - < >) and the gnuplot tail (its start RSS)
-norss() { awk '/^[-+<>] / { $6 = "" } /^(set|plot) / { next } { print }' "$1"; }
+# the trace without MAXRSS (column 6 of + - < >), the gnuplot tail (its start RSS) and the clock
+norss() { awk '/^[-+<>] / { $6 = "" } /^(set|plot|#time|#clock) / { next } { print }' "$1"; }
 
 # --- Whose threads: one writer at level 1, none at level 2 or with MTRACE_WRITER=0
 w "$TMP/t1" writer1 threads
@@ -127,4 +127,32 @@ else
     done
     check "...and it is the whole trace, last run's gone" replays "$TMP/close/old.d/trace"
 fi
+# --- The trace's clock (doc/trace-format.md, #clock and #time): each
+#     record was made within a few milliseconds of the #time before it.
+#     tests/writer/clock.c makes 40 allocations at gaps of 0 to 33 ms and
+#     prints its own clock at each; the trace places each at the #time
+#     before it; both counted from the first record.  (The writer looks
+#     at the ring every 4 ms while records come; loaded machines sleep
+#     longer: the bound is loose, the mean is not; a writer whose looks
+#     do not move its clock places them 12 ms off on average.)
+$CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" clock.c -o "$B/clock" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+placed() { awk '/^#time / { t = $2 } /^\+ / { print int(t / 1000) }' "$1"; }
+for wr in 1 0; do
+    MTRACE_WRITER=$wr w "$TMP/clock$wr" clock 40
+    placed "$TMP/clock$wr/trace" > "$TMP/clock$wr/placed"
+    paste "$TMP/clock$wr/out" "$TMP/clock$wr/placed" | awk 'NR == 1 { b = $2 }
+        { e = $2 - b - $1; e = e < 0 ? -e : e; m = e > m ? e : m; s += e }
+        END { printf "%d %d %d\n", NR, m, s / NR }' > "$TMP/clock$wr/err"
+    read n max mean < "$TMP/clock$wr/err"
+    echo "     MTRACE_WRITER=$wr: 40 allocations 0-33 ms apart placed by #time: error at most $max us, $mean us on average"
+    check "#time (MTRACE_WRITER=$wr): every record placed within 100 ms of its time, 7 ms on average" \
+        test "$n" = 40 -a "$max" -le 100000 -a "$mean" -le 7000
+    check "#time (MTRACE_WRITER=$wr): never decreasing, the first before the first record" \
+        awk '/^#time / { if ($2 < t) exit 1; t = $2; seen = 1 } /^[-+<>] / && !seen { exit 1 } END { exit !seen }' "$TMP/clock$wr/trace"
+    check "#clock (MTRACE_WRITER=$wr): once, right after #cmd, the wall clock's nanoseconds at the start (within a minute of now)" \
+        awk -v now="$(date +%s)" 'prev ~ /^#cmd / && /^#clock / { n++; if ($2 / 1e9 < now - 60 || $2 / 1e9 > now + 1) exit 1 }
+            /^#clock / { c++ } { prev = $0 } END { exit !(n == 1 && c == 1) }' "$TMP/clock$wr/trace"
+done
+
 finish

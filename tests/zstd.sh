@@ -34,9 +34,9 @@ rc() { [ "$(cat "$1/rc")" = "$2" ] || { echo "     exit status $(cat "$1/rc"), e
 tool() { local d=$1; shift; mkdir -p "$d"; (cd "$d" && timeout 10 "$@" > out 2> err; echo $? > rc); }
 magic() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]; }
 # a trace's text without what two runs never share: MAXRSS (the 6th field
-# of + - < >: the compressor's pages are resident too), and in the tail
-# the trace's own name and the resident size at start
-norm() { awk '$1 ~ /^[-+<>]$/ { $6 = "RSS" } { print }' "$1" |
+# of + - < >: the compressor's pages are resident too), the clock (#clock,
+# #time), and in the tail the trace's own name and the resident size at start
+norm() { awk '$1 ~ /^[-+<>]$/ { $6 = "RSS" } $1 == "#time" || $1 == "#clock" { next } { print }' "$1" |
          sed -e "s|'[^']*/t\(\.zst\)\{0,1\}'|'TRACE'|g" -e 's/(\$6-[0-9]*)/($6-START)/'; }
 # err1 DIR LINE: DIR/err is that one line and nothing else
 err1() { [ "$(wc -l < "$1/err")" = 1 ] && [ "$(cat "$1/err")" = "$2" ] || { echo "     $1/err:"; sed 's/^/     | /' "$1/err"; return 1; }; }
@@ -194,7 +194,7 @@ check "SIGKILL: the status of SIGKILL (137)" rc "$TMP/kill" 137
 check "SIGKILL: the frame has no end (zstd -t fails)" eval "! zstd -tq '$TMP/kill/t.zst' 2> /dev/null"
 tool "$TMP/killm" "$M2M" "$TMP/kill/t.zst" -o massif
 check "SIGKILL: mtrace2massif t.zst reads every record written out (all those before the quiet 300 ms), as from a plain trace killed" \
-    err1 "$TMP/killm" "mtrace2massif: $TMP/kill/t.zst:199002: warning: trace is truncated (no gnuplot tail); converting the 199000 complete records"
+    sh -c "[ \$(wc -l < '$TMP/killm/err') = 1 ] && grep -Eq '^mtrace2massif: $TMP/kill/t.zst:[0-9]+: warning: trace is truncated \\(no gnuplot tail\\); converting the 199000 complete records\$' '$TMP/killm/err'"
 check "SIGKILL: status 0, as for a plain trace killed" rc "$TMP/killm" 0
 tool "$TMP/killd" "$DIFF" "$TMP/kill/t.zst" "$Z"
 check "SIGKILL: mtrace-diff reads it too" rc "$TMP/killd" 0
