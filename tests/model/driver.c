@@ -161,6 +161,14 @@ static void *slot_ptr(int s)
     return (void *)(slot[s].hidden ^ HIDE);
 }
 
+/* every slot NULL at the start (hidden, so not 0) */
+static void clear_slots(void)
+{
+    int i;
+    for (i = 0; i < NSLOTS; i++)
+        slot[i].hidden = HIDE;
+}
+
 /* A message on stderr ("driver: line N: what"), then _exit(status). */
 static void die(const char *what, int line, int status)
 {
@@ -750,6 +758,7 @@ int main(int argc, char **argv)
     if (argc != 2)
         die("usage: driver SCRIPT", 0, 2);
     page = map_page();
+    clear_slots();
     read_script(argv[1]);
     match_spans();
     /* The ops outside threads, in this frame: a child goes on here with
