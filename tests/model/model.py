@@ -526,7 +526,8 @@ class Proc:
         self.by_exit = False            # it ended by exit(): main's frame (hold's words) still there
         self.seen_reach, self.seen_sites = {}, {}   # what the run's scan found (see Model.stale_words)
         self.stale = set()              # the records where it found more
-        self.ties = {'rows': {}, 'temporary': {}, 'sites': {}, 'leaks': {}, 'notes': {}, 'places': {}}    # see Accounts.ranked
+        self.ties = {'rows': {}, 'temporary': {}, 'sites': {}, 'leaks': {}, 'notes': {}, 'places': {},
+                     'budget': {}}      # see Accounts.ranked
 
 
 def _proc_field(name):
@@ -548,6 +549,7 @@ class Model:
         self.stacks = stacks
         self.opts = opts or {}
         self.reach = bool(self.opts.get('reach'))
+        self.budget = parse_size(self.opts.get('budget'))
         self.patterns, self.malformed = parse_suppressions(self.opts.get('supp'))
         # MTRACE_ALLOC_FN (README: "with MTRACE_DEPTH"): the wrappers' names
         self.wrappers = set(re.split(r'[ ,]+', self.opts.get('alloc_fn') or '')) - {''} if stacks else set()
@@ -1014,7 +1016,7 @@ class Model:
         proc = proc or self.main
         if proc.aborted:
             return ABORT_STATUS
-        if proc.status == 0 and (self.leaks(proc) or proc.double or proc.invalid):
+        if proc.status == 0 and (self.leaks(proc) or proc.double or proc.invalid or self.over_budget(proc)):
             return 1
         return proc.status
 
@@ -1193,6 +1195,31 @@ class Model:
             lines.append('%10s   (%d more places)' % ('...', len(ranked) - 20))
         return lines
 
+    def over_budget(self, proc):
+        """MTRACE_MAX_HEAP (README, doc/report-json.md): peak_bytes >
+        budget_bytes, each process by its own peak."""
+        return self.budget is not None and proc.acct.peak > self.budget
+
+    def budget_lines(self, proc):
+        """The budget error (README, doc/mtrace.7, doc/guide.md "mtrace in
+        CI"): the peak, the budget, the peak's record; then the three sites
+        that held most at the peak, those that held any (observed), largest
+        first, their notes not tagged in a child (observed, as callers);
+        after the leaks' and suppressions' lines, before "No memory leaks"
+        (observed)."""
+        if not self.over_budget(proc):
+            return []
+        acct = proc.acct
+        held = acct.bytes_at_peak()
+        top = [s for s in acct.ranked({s: held.get(s, 0) for s in acct.order}, proc.ties['budget'])
+               if held.get(s, 0) > 0][:3]
+        lines = [('summary', '*** MTRACE: error: peak traced memory %d bytes exceeds the budget of %s (at record %d)'
+                  % (acct.peak, self.opts['budget'], acct.peak_record))]     # (as written: observed)
+        for s in top:
+            place, func = self.exit_where(s)
+            lines.append(('note', '%s: note: %d bytes held here at the peak (in %s)' % (place, held[s], func)))
+        return lines
+
     def exit_report(self, proc):
         """The report at exit: (kind, line), kind 'summary' (tagged `[pid
         N] ` in front once the process forked, or in a child), 'leak' (` (pid
@@ -1231,6 +1258,7 @@ class Model:
         lines += [('leak', '%s:%d: warning: suppression matched no leak' % (SUPP_NAME, n)) for n in stale]
         # "No memory leaks" (levels 1-2) only when nothing went wrong, and
         # the counts of bad frees gone past last, invalid ones first (observed)
+        lines += self.budget_lines(proc)
         if self.level <= 2 and not leaks and not proc.double and not proc.invalid:
             lines.append(('summary', '*** MTRACE: No memory leaks'))
         for n, what in ((proc.invalid, 'invalid free'), (proc.double, 'double free')):
@@ -1288,7 +1316,7 @@ class Model:
             'leaked_bytes': sum(r[0] for r in leaks),
             'leaked_blocks': sum(r[1] for r in leaks),
             'suppressed_bytes': sb, 'suppressed_blocks': sn, 'reachable_bytes': sum(r[0] for r in notes),
-            'untraced_signal_calls': 0, 'budget_bytes': None, 'over_budget': False,
+            'untraced_signal_calls': 0, 'budget_bytes': self.budget, 'over_budget': self.over_budget(proc),
             'calls': sum(acct.allocs.values()), 'temporary': sum(acct.temporary.values()),
             'leaks': [{'function': fn, 'file': f, 'line': l, 'kind': kind, 'bytes': b, 'blocks': n,
                        'callers': [{'function': cf, 'file': cfile, 'line': cl} for cf, cfile, cl in ch]}
@@ -1796,6 +1824,8 @@ def option_variables(opts):
         env['MTRACE_ALLOC_FN'] = opts['alloc_fn']
     if opts.get('records') is not None:
         env['MTRACE_LEAK_RECORDS'] = str(opts['records'])
+    if opts.get('budget') is not None:
+        env['MTRACE_MAX_HEAP'] = opts['budget']
     return env
 
 
@@ -1884,9 +1914,10 @@ G_ABORT = 'abort mode: report, SIGABRT, trace kept, no JSON'
 G_SUPP = 'MTRACE_SUPPRESS: suppressed line, stale and malformed patterns'
 G_REACH = 'MTRACE_LEAK_CHECK=reachable: still-reachable notes'
 G_ALLOCFN = 'MTRACE_ALLOC_FN: the at-peak table by charged place'
-GROUPS = [G_STATUS, G_STDOUT, G_BAD, G_SUMMARY, G_LEAKS, G_SUPP, G_REACH, G_ALLOCFN, G_STDERR, G_JSON, G_REPLAY,
-          G_TRACE, G_FORK, G_ABORT]
-STDERR_GROUPS = (G_BAD, G_SUMMARY, G_LEAKS, G_SUPP, G_REACH, G_ALLOCFN)
+G_BUDGET = 'MTRACE_MAX_HEAP: the budget error and its sites'
+GROUPS = [G_STATUS, G_STDOUT, G_BAD, G_SUMMARY, G_LEAKS, G_SUPP, G_REACH, G_ALLOCFN, G_BUDGET, G_STDERR, G_JSON,
+          G_REPLAY, G_TRACE, G_FORK, G_ABORT]
+STDERR_GROUPS = (G_BAD, G_SUMMARY, G_LEAKS, G_SUPP, G_REACH, G_ALLOCFN, G_BUDGET)
 
 
 def mask(line):
@@ -1909,6 +1940,8 @@ def stderr_group(line):
         return G_REACH
     if re.match(r'   at peak  |( *\d+ +\S+   \S+:\d+$)', line):
         return G_ALLOCFN
+    if re.search(r'^\*\*\* MTRACE: error: peak traced memory |: note: \d+ bytes held here at the peak \(in ', line):
+        return G_BUDGET
     if re.match(r'\*\*\* MTRACE: max (resident|traced)| max bytes  |( *\d+ +\d+ +\S+   \S+:\d+$)| +\.\.\.   \(|'
                 r'\*\*\* MTRACE: .* were temporary ', line):
         return G_SUMMARY
@@ -2153,6 +2186,8 @@ def follow_ties(model, proc, lines, report, sites):
     for name, places in (('rows', rows), ('temporary', temporary), ('sites', listed)):
         proc.ties[name] = {marker[p]: i for i, p in reversed(list(enumerate(places))) if p in marker}
     at_peak = [m.group(1) for m in (re.match(r'^ *\d+ +\S+   (\S+:\d+)$', l) for l in own) if m]
+    budget = [m.group(1) for m in (re.match(r'^(\S+:\d+): note: \d+ bytes held here at the peak', l) for l in lines) if m]
+    proc.ties['budget'] = {marker[p]: i for i, p in reversed(list(enumerate(budget))) if p in marker}
     proc.ties['places'] = {p: i for i, p in reversed(list(enumerate(at_peak)))}
     suffix = ' (pid <%s>)' % proc.name if proc.forked else ''
     records, chain = {'leaks': [], 'notes': []}, None
@@ -2348,9 +2383,32 @@ def run_options(ops, sites, level, mode, stacks=None):
         opts.update(reach=True, records=0)
     if stacks == 8 and any(op.name in WRAPS for op in ops) and rng.random() < 0.8:
         opts['alloc_fn'] = wrapper_list(rng)
-    elif rng.random() < 0.35:
+        return opts     # (the budget's sites are sites, the at-peak table's places)
+    if rng.random() < 0.35:
         opts['supp'] = suppression_file(rng, sites)
+    if rng.random() < 0.25:
+        opts['budget'] = budget_text(rng, ops, sites)
     return opts
+
+
+def parse_size(text):
+    """MTRACE_MAX_HEAP's SIZE (README): bytes, or with K, M or G (1024^n);
+    None for none."""
+    if text is None:
+        return None
+    m = re.fullmatch(r'(\d+)([KMG]?)', text)
+    return int(m.group(1)) << (10 * ' KMG'.index(m.group(2) or ' '))
+
+
+def budget_text(rng, ops, sites):
+    """A budget near the program's peak: below it, at it, above it, or in
+    K or M (0 is not a size: a warning, no budget)."""
+    try:
+        peak = Model(sites, 3, 'continue', keep_records=False).run(ops).main.acct.peak
+    except Undefined:
+        peak = 0
+    return rng.choice([str(max(1, peak - 1)), str(max(1, peak)), str(peak + 1), str(max(1, peak // 2)),
+                       '%dK' % max(1, peak // 1024), '1M'])
 
 
 # A runtime bug (issue 37; /tmp/wtm-bugs/thread-realloc.c, thread-free.c,
@@ -2476,7 +2534,7 @@ def check_seed(args):
             out['runs'] += 1
             out['aborts'] += mode == 'abort'
             out['stacks'] += bool(stacks)
-            for key in ('reach', 'supp', 'alloc_fn'):
+            for key in ('reach', 'supp', 'alloc_fn', 'budget'):
                 out[key] = out.get(key, 0) + (ropts.get(key) is not None)
             out['stale'] = out.get('stale', 0) + sum(STALE_RUNS)
             del STALE_RUNS[:]
@@ -2521,11 +2579,12 @@ def cmd_check(opts):
     title = 'model: %d seeds x 3 levels' % len(seeds)
     print('INFO kinds of bad free: %s (%s); %d runs, %d of them in abort mode, %d with MTRACE_DEPTH; '
           '%d scripts fork (%d forks); %d runs with MTRACE_LEAK_CHECK=reachable, %d with MTRACE_SUPPRESS, '
-          '%d with MTRACE_ALLOC_FN (%d scans kept a lost block reachable: TOLERATE_STALE)'
+          '%d with MTRACE_ALLOC_FN, %d with MTRACE_MAX_HEAP (%d scans kept a lost block reachable: TOLERATE_STALE)'
           % (kinds_name(kinds), ','.join(kinds) or 'none', runs, sum(r['aborts'] for r in results),
              sum(r['stacks'] for r in results), sum(bool(r['forks']) for r in results),
              sum(r['forks'] for r in results), sum(r.get('reach', 0) for r in results),
              sum(r.get('supp', 0) for r in results), sum(r.get('alloc_fn', 0) for r in results),
+             sum(r.get('budget', 0) for r in results),
              sum(r.get('stale', 0) for r in results)), flush=True)
     first_fail = None
     for group in GROUPS:
@@ -2604,6 +2663,8 @@ def script_options(ropts, path):
         out += ' --reach'
     if ropts.get('alloc_fn'):
         out += " --alloc-fn '%s'" % ropts['alloc_fn']
+    if ropts.get('budget'):
+        out += ' --max-heap %s' % ropts['budget']
     if ropts.get('supp') is not None:
         with open(path + '.supp', 'w') as f:
             f.write(''.join(l + '\n' for l in ropts['supp']))
@@ -2614,9 +2675,11 @@ def script_options(ropts, path):
 def given_options(opts):
     """The options --script was given, None for none (then each run's
     own, as the seeds get them)."""
-    if not (opts.reach or opts.alloc_fn or opts.suppress):
+    if not (opts.reach or opts.alloc_fn or opts.suppress or opts.max_heap):
         return None
     ropts = {}
+    if opts.max_heap:
+        ropts['budget'] = opts.max_heap
     if opts.reach:
         ropts.update(reach=True, records=0)
     if opts.alloc_fn:
@@ -2742,6 +2805,7 @@ def main(argv):
     s.add_argument('--reach', action='store_true', help='MTRACE_LEAK_CHECK=reachable (and MTRACE_LEAK_RECORDS=0)')
     s.add_argument('--suppress', help='MTRACE_SUPPRESS: a file of patterns')
     s.add_argument('--alloc-fn', help='MTRACE_ALLOC_FN (with --stacks)')
+    s.add_argument('--max-heap', help='MTRACE_MAX_HEAP')
     s.add_argument('--build', default=os.environ.get('MODEL_BUILD'))
     s.add_argument('--work', default=None)
     s.add_argument('--one-line', action='store_true')

@@ -6,12 +6,13 @@
 #   tests/model/run.sh [SEEDS] [FIRST]     SEEDS seeds (default 200) from FIRST (1)
 #   tests/model/run.sh --long N [FIRST]    N longer scripts (for a make target)
 #   tests/model/run.sh --script FILE [--level L] [--mode continue|abort] [--stacks N]
-#                      [--reach] [--suppress FILE] [--alloc-fn LIST]
+#                      [--reach] [--suppress FILE] [--alloc-fn LIST] [--max-heap SIZE]
 #                                          one script, every difference shown
 #                                          (--stacks: with MTRACE_DEPTH=N; the
 #                                          others: MTRACE_LEAK_CHECK=reachable,
-#                                          MTRACE_SUPPRESS, MTRACE_ALLOC_FN for
-#                                          the continue-mode runs)
+#                                          MTRACE_SUPPRESS, MTRACE_ALLOC_FN,
+#                                          MTRACE_MAX_HEAP for the continue-mode
+#                                          runs)
 #
 # Each seed is a script for tests/model/driver.c, written by model.py's
 # generator, run at levels 1, 2 and 3 with MTRACE_DOUBLE_FREE=continue,
@@ -23,7 +24,8 @@
 # runs scan for reachable blocks (MTRACE_LEAK_CHECK=reachable); a third of
 # the runs read a random suppression file (MTRACE_SUPPRESS); scripts that
 # allocate through the driver's own wrappers get a run with stacks and
-# MTRACE_ALLOC_FN (issue 37).
+# MTRACE_ALLOC_FN; a quarter of the runs get a budget near the peak
+# (MTRACE_MAX_HEAP) (issue 37).
 # model.py predicts every run from README.md and doc/ and compares: one
 # ok/FAIL line per property, not per seed.  A failure names the first seed
 # and level that differ, shrinks that script to a minimal one and prints the
@@ -44,7 +46,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=${MODEL_TOP:-$(cd "$HERE/../.." && pwd)}
 BASH_ARGV0=model      # finish names the suite after $0: "model: N passed", not "run"
 
-seeds=200 first=1 long= script= level= mode= seeded= stacks= reach= suppress= allocfn=
+seeds=200 first=1 long= script= level= mode= seeded= stacks= reach= suppress= allocfn= maxheap=
 while [ $# -gt 0 ]; do
     case $1 in
         --long) long=--long seeds=${2:?--long N} seeded=1 first=1000001; shift 2 ;;
@@ -55,7 +57,8 @@ while [ $# -gt 0 ]; do
         --reach) reach=1; shift ;;
         --suppress) suppress=${2:?}; shift 2 ;;
         --alloc-fn) allocfn=${2:?}; shift 2 ;;
-        -*) echo "usage: $0 [SEEDS] [FIRST] | --long N [FIRST] | --script FILE [--level L] [--mode M] [--stacks N] [--reach] [--suppress FILE] [--alloc-fn LIST]" >&2; exit 2 ;;
+        --max-heap) maxheap=${2:?}; shift 2 ;;
+        -*) echo "usage: $0 [SEEDS] [FIRST] | --long N [FIRST] | --script FILE [--level L] [--mode M] [--stacks N] [--reach] [--suppress FILE] [--alloc-fn LIST] [--max-heap SIZE]" >&2; exit 2 ;;
         *) if [ -z "$seeded" ]; then seeds=$1 seeded=1; else first=$1; fi; shift ;;
     esac
 done
@@ -125,7 +128,8 @@ if [ -n "$ASAN" ]; then
 fi
 if [ -n "$script" ]; then
     set -- script "$script" ${level:+--level "$level"} ${mode:+--mode "$mode"} ${stacks:+--stacks "$stacks"} \
-        ${reach:+--reach} ${suppress:+--suppress "$suppress"} ${allocfn:+--alloc-fn "$allocfn"}
+        ${reach:+--reach} ${suppress:+--suppress "$suppress"} ${allocfn:+--alloc-fn "$allocfn"} \
+        ${maxheap:+--max-heap "$maxheap"}
 else
     set -- check --seeds "$seeds" --first "$first" $long --jobs "${MODEL_JOBS:-$(nproc 2> /dev/null || echo 2)}"
 fi
