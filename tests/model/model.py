@@ -92,6 +92,45 @@ written down so that a change of it is seen.  The rules, in one place:
     A thread's callers end in the C library (start_thread), not predicted:
     the runs with stacks are made of the script without its threads.
 
+  options (issue 37; a run's options are chosen by run_options from the
+    script's checksum and the run, so that a script is seen with and
+    without each; `--script` takes them as flags):
+    suppressions (MTRACE_SUPPRESS; README, doc/mtrace.7, doc/guide.md "mtrace
+      in CI", doc/limits.md): fun:GLOB, src:GLOB, src:GLOB:LINE, # comments,
+      blank lines; a record's place (its function, its file as the report
+      writes it or the file's last component, its line) is suppressed whole
+      by the first pattern that matches it, reachable or not; one line "N
+      bytes in M blocks suppressed" ("blocks" even for one), then each
+      pattern that took no leak "FILE:LINE: warning: suppression matched no
+      leak", in each process (tagged in a child); a line that is not a
+      pattern named at start-up ("FILE:LINE: not a suppression (...): TEXT",
+      observed); the JSON's suppressed_* and each site's `suppressed`.
+    the reachability scan (MTRACE_LEAK_CHECK=reachable; README, doc/mtrace.7,
+      doc/design.md, doc/limits.md): driver.c's only pointers to blocks are
+      the script's (root: a global, link: a word of a block, hold: main's
+      frame, live when the process ends by exit); a pointer reaches a block
+      from its first byte to its last, not past its end; transitively; the
+      parent's memory is not the child's; the unreachable part of a record
+      is its error, the reachable part a note "still reachable here" after
+      the errors, largest first, with a total when several (observed, as the
+      errors'); reachable bytes are not suppressed ones (report-json.md),
+      a site's reachable_bytes counts its suppressed ones too (observed).
+      The scan is conservative: a lost block found reachable is taken from
+      the run (TOLERATE_STALE, counted), a reachable one called leaked is a
+      failure.  No 0-byte block, nor one whose last word is glibc's next
+      header, is live in a script that stores pointers (scannable_size).
+    wrappers (MTRACE_ALLOC_FN with MTRACE_DEPTH; README, doc/guide.md,
+      doc/design.md "Wrappers"): names separated by spaces or commas; a
+      site in a wrapper is charged to its first caller outside them (the
+      leak records, their callers below it); the summary's table is then
+      "at peak" by place, every place a row (0 included), "(N more
+      places)" past 20, its header even with no row (observed); the JSON's
+      sites stay sites.
+    the budget (MTRACE_MAX_HEAP; README, doc/mtrace.7, doc/guide.md): a peak
+      above it is an error naming the peak, the budget as written and the
+      peak's record, then the (at most) three sites that held most at the
+      peak, those that held any; exit status 1; budget_bytes, over_budget.
+
 One rule is not about mtrace but about the C library: a free of a freed
 block is only a double free if the address was not handed out again in
 between.  `Model.certain` decides, conservatively, from glibc's tcache
@@ -2089,9 +2128,20 @@ def compare_json(expected, text, names):
     except ValueError as e:
         return ['the report is not JSON: %s' % e]
     problems = []
+    # machine figures (the resident set, the tracer's own memory) and the
+    # pid of a process that never forked (nothing in the run names it):
+    # counts, not predicted
     for key in ('pid', 'max_rss_bytes', 'tracer_bytes_at_peak'):
         if not isinstance(actual.get(key), int) or actual[key] < 0:
             problems.append('%s: %r is not a count' % (key, actual.get(key)))
+    # doc/report-json.md's fields, no other (a reader of version 2)
+    extra = set(actual) - set(expected) - {'max_rss_bytes', 'tracer_bytes_at_peak'}
+    if extra:
+        problems.append('fields not documented: %s' % ', '.join(sorted(extra)))
+    for r in actual.get('leaks') or []:
+        if isinstance(r, dict) and set(r) != {'function', 'file', 'line', 'kind', 'bytes', 'blocks', 'callers'}:
+            problems.append('a leak record with the fields %s' % sorted(r))
+            break
     for key, want in expected.items():
         if key == 'sites':
             continue
@@ -2123,6 +2173,7 @@ def compare_sites(want, got):
             problems.append('site %s: missing' % key(w))
             continue
         bad = ['%s %r (expected %r)' % (k, g.get(k), v) for k, v in w.items() if g.get(k) != v]
+        bad += ['%s not documented' % k for k in set(g) - set(w)]
         if bad:
             problems.append('site %s: %s' % (key(w), ', '.join(bad)))
     extra = set(by_key) - {key(w) for w in want}
