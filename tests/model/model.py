@@ -273,8 +273,8 @@ def parse_suppressions(lines):
     for n, text in enumerate(lines or (), 1):
         if not text or text.startswith('#'):
             continue
-        m = (re.fullmatch(r'(fun):(.+)', text) or re.fullmatch(r'(src):([^:]+):(\d+)', text)
-             or re.fullmatch(r'(src):([^:]+)', text))
+        m = (re.fullmatch(r'(fun):(.+)', text) or re.fullmatch(r'(src):(.+):(\d+)', text)
+             or re.fullmatch(r'(src):(.+)', text))      # (src:a.c:12x: a file pattern)
         if m:
             patterns.append((n, m.group(1), m.group(2), int(m.group(3)) if m.lastindex == 3 else None))
         else:
@@ -420,13 +420,13 @@ class Block:
     in it, so it is never freed (a stale pointer would reach whatever block
     takes its address)."""
     __slots__ = ('size', 'site', 'classes', 'free_site', 'parked', 'reused', 'chain', 'free_chain',
-                 'inherited', 'links', 'pinned')
+                 'inherited', 'links', 'pinned', 'past_end')
 
     def __init__(self, size, site, cls, chain=()):
         self.size, self.site, self.classes = size, site, cls
         self.free_site, self.parked, self.reused = None, False, False
         self.chain, self.free_chain, self.inherited = chain, (), False
-        self.links, self.pinned = {}, False
+        self.links, self.pinned, self.past_end = {}, False, False
 
     def inherit(self):
         """The child's copy: the same block, its parent's."""
@@ -969,6 +969,7 @@ class Model:
         if not 0 <= off <= block.size:
             raise Undefined('a pointer outside a block and past its end')
         block.pinned = True
+        block.past_end |= off == block.size
         return (block, off)
 
     def op_root(self, op):
@@ -1102,21 +1103,24 @@ class Model:
         with MTRACE_DEPTH, records that read the same merged):
         {(file, line, func, callers): [bytes, blocks, reachable bytes,
         reachable blocks, [sites]]}."""
-        acct, found = proc.acct, Counter()
-        for b in self.reached(proc):
+        acct, found, reached = proc.acct, Counter(), self.reached(proc)
+        for b in reached:
             found[b.site, b.chain, 'bytes'] += b.size
             found[b.site, b.chain, 'blocks'] += 1
+        for b in proc.own - reached:        # (see stale_words)
+            found[b.site, b.chain, 'past the end'] += b.past_end
         merged = {}
         for s in acct.order:
             for chain, (live, n) in acct.chains.get(s, {}).items():
                 if live <= 0:
                     continue
-                r = merged.setdefault(self.charged(s, chain), [0, 0, 0, 0, []])
+                r = merged.setdefault(self.charged(s, chain), [0, 0, 0, 0, [], 0])
                 r[0] += live
                 r[1] += n
                 r[2] += found[s, chain, 'bytes']
                 r[3] += found[s, chain, 'blocks']
                 r[4].append(s)
+                r[5] += found[s, chain, 'past the end']
         return merged
 
     def outcome(self, proc=None):
@@ -1133,7 +1137,7 @@ class Model:
         line and function, then the program's order (proc.ties)."""
         proc = proc or self.main
         errors, notes, supp, matched, supp_sites = [], [], [0, 0], set(), set()
-        for key, (b, n, rb, rn, sites) in self.records(proc).items():
+        for key, (b, n, rb, rn, sites, past) in self.records(proc).items():
             file, line, func, callers = key
             hit = next((p for p in self.patterns if suppresses(p, file, line, func)), None)
             if hit:
@@ -1142,7 +1146,8 @@ class Model:
                 supp[1] += n
                 supp_sites.update(sites)
                 continue
-            rb, rn = self.stale_words(proc, key, b, n, rb, rn)
+            if not past:    # a pointer just past a block's end must not keep it
+                rb, rn = self.stale_words(proc, key, b, n, rb, rn)
             if b > rb:
                 errors.append((b - rb, n - rn, file, line, func, callers, sites))
             if rb:
@@ -2504,7 +2509,7 @@ def suppression_file(rng, sites):
         elif r < 0.55:
             out.append('src:' + rng.choice(files))
         elif r < 0.8:
-            out.append('src:%s:%d' % (rng.choice(files), rng.choice(lines + [1])))
+            out.append('src:%s:%d%s' % (rng.choice(files), rng.choice(lines + [1]), rng.choice(['', '', '', 'x'])))
         elif r < 0.9:
             out.append(rng.choice(['# expected', '#', '']))
         else:
