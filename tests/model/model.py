@@ -2467,13 +2467,12 @@ def budget_text(rng, ops, sites):
                        '%dK' % max(1, peak // 1024), '1M'])
 
 
-# A runtime bug (issue 37; /tmp/wtm-bugs/thread-realloc.c, thread-free.c,
-# driver-realloc-depth.sh): under MTRACE_LEAK_CHECK=reachable the pointer
-# that a thread's last traced call was given or returned (free, realloc,
-# a bad free) stays in the tracer's state of that thread, where the scan
-# finds it (a finished thread's; the main thread's with MTRACE_DEPTH): the
-# block realloc returned is "still reachable", and so is any block that
-# takes a freed address later.  While this switch is on, driver.c makes a
+# A runtime bug (issue 37; /tmp/wtm-bugs/thread-realloc.c, thread-free.c):
+# under MTRACE_LEAK_CHECK=reachable the pointer that a thread's last traced
+# call was given or returned (free, realloc, a bad free) stays in the
+# tracer's state of that thread, where the scan finds it (a finished
+# thread's stack mapping holds its TLS): the block realloc returned is
+# "still reachable", and so is any block that takes a freed address later.  While this switch is on, driver.c makes a
 # free(NULL) before each thread and process ends (MODEL_CLEAR_LAST_CALL),
 # which writes no record and leaves no pointer; remove it once the bug is
 # fixed.
