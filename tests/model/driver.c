@@ -20,6 +20,9 @@
      thread                            join
      fork                              wait
      exit STATUS                       return STATUS
+     wrap SITE SLOT SIZE               wrap2 SITE SLOT SIZE
+     root G SLOT OFF                   unroot G
+     link SLOT K SLOT2 OFF             hold SLOT
 
    SITE is a or b: each traced call is written twice below, on lines marked
    `SITE name_a` and `SITE name_b`, so that per-site figures are exercised;
@@ -52,6 +55,23 @@
    `child PID of PPID: exit STATUS` (or `signal N`), and goes on after the
    wait.  Nothing else is printed but `say`'s word, on stdout.
 
+   The program's own allocators, for MTRACE_ALLOC_FN: wrap mallocs SIZE
+   bytes through x_alloc (at SITE x_alloc, in x_alloc, called from do_wrap's
+   line for SITE), wrap2 through x_alloc2, which calls x_alloc.
+
+   Pointers for the reachability scan (MTRACE_LEAK_CHECK=reachable): the
+   slots keep their pointers hidden (xor'ed), so that the driver's own
+   table keeps nothing reachable, and every block is zeroed when it is
+   handed out (no stale pointer in it); the only pointers to blocks left in
+   memory are those the script stores: root stores the slot's pointer plus
+   OFF in a global (G < 8), unroot clears it; link stores the pointer of
+   SLOT2 plus OFF at byte K of SLOT's block (K a multiple of 8); hold keeps
+   the slot's pointer in a local array of main (8 of them, the oldest
+   overwritten; main only, not on a thread), which is live when the program
+   ends by `exit` (called below main) and cleared when main returns.  The
+   stack below is zeroed before the program ends and when a thread ends, so
+   that no stale copy of a pointer stays where the scan looks.
+
    One guard: a double free is only one if the C library has not handed the
    address out again.  Every allocation is compared with the freed slots
    (that are still named by a slot); if a later free of such a slot would
@@ -83,8 +103,8 @@
 enum kind {
     MALLOC, CALLOC, REALLOC, REALLOCARRAY, STRDUP, STRNDUP, ALIGNED_ALLOC,
     POSIX_MEMALIGN, MEMALIGN, VALLOC, PVALLOC, FREE, FREE_AT, REALLOC_AT,
-    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, BURST, LIBC, SAY, THREAD,
-    JOIN, FORK, WAIT, EXIT, RETURN
+    FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, WRAP, WRAP2, BURST, LIBC, SAY,
+    ROOT, UNROOT, LINK, HOLD, THREAD, JOIN, FORK, WAIT, EXIT, RETURN
 };
 static const struct { const char *name; int nargs; int site; } kinds[] = {
     [MALLOC] = {"malloc", 2, 1}, [CALLOC] = {"calloc", 3, 1},
@@ -96,6 +116,9 @@ static const struct { const char *name; int nargs; int site; } kinds[] = {
     [FREE_AT] = {"free_at", 2, 1}, [REALLOC_AT] = {"realloc_at", 3, 1},
     [FREE_STATIC] = {"free_static", 2, 1}, [FREE_MMAP] = {"free_mmap", 1, 1},
     [FREE_STACK] = {"free_stack", 1, 1}, [FREE_UNMAPPED] = {"free_unmapped", 1, 1},
+    [WRAP] = {"wrap", 2, 1}, [WRAP2] = {"wrap2", 2, 1},
+    [ROOT] = {"root", 3, 0}, [UNROOT] = {"unroot", 1, 0}, [LINK] = {"link", 4, 0},
+    [HOLD] = {"hold", 1, 0},
     [BURST] = {"burst", 2, 0}, [LIBC] = {"libc", 1, 0}, [SAY] = {"say", 1, 0},
     [THREAD] = {"thread", 0, 0},
     [JOIN] = {"join", 0, 0}, [FORK] = {"fork", 0, 0}, [WAIT] = {"wait", 0, 0},
@@ -106,7 +129,7 @@ struct op {
     enum kind kind;
     char site;                  /* 'a' or 'b' ('m': in main) */
     char via;                   /* A or B: called through indirect() */
-    unsigned long long arg[3];  /* numbers, in the order of the syntax */
+    unsigned long long arg[4];  /* numbers, in the order of the syntax */
     char word[64];              /* say's word; free_static's data|bss */
     int end;                    /* thread: the index of its join, fork: of its
                                    wait (or nops) */
@@ -116,14 +139,35 @@ static struct op ops[MAXOPS];
 static int nops;
 static char script[1 << 22];
 
-/* The slots: the pointer, and what the driver did with it (for the guard). */
+/* The slots: the pointer, hidden (see slot_ptr), and what the driver did
+   with it (for the guard). */
 enum state { EMPTY, LIVE, FREED };
-static struct { void *p; size_t size; enum state state; int reused; } slot[NSLOTS];
+static struct { uintptr_t hidden; size_t size; enum state state; int reused; } slot[NSLOTS];
 static void *many[MAXBURST];
+#define NROOTS 8
+#define NHELD 8
+static void *volatile roots[NROOTS];    /* root's globals (volatile: stores never read) */
+/* The mask makes a hidden pointer a non-canonical address, never one into
+   a block: the reachability scan must not find the slots' blocks through
+   the driver's own table. */
+#define HIDE ((uintptr_t)0x5a5a5a5a5a5a5a5aULL)
 static char text[MAXSTR + 1];
 static char bss_buf[256];
 static char data_buf[256] = "static data";
 static char *page;
+
+static void *slot_ptr(int s)
+{
+    return (void *)(slot[s].hidden ^ HIDE);
+}
+
+/* every slot NULL at the start (hidden, so not 0) */
+static void clear_slots(void)
+{
+    int i;
+    for (i = 0; i < NSLOTS; i++)
+        slot[i].hidden = HIDE;
+}
 
 /* A message on stderr ("driver: line N: what"), then _exit(status). */
 static void die(const char *what, int line, int status)
@@ -299,6 +343,66 @@ static NOINLINE void do_free_unmapped(int site, size_t off)
         free(launder((void *)(UNMAPPED + off)));            /* SITE free_unmapped_b */
 }
 
+/* --- the program's own allocators (MTRACE_ALLOC_FN) -------------------- */
+
+/* Each keeps its frame (no tail call), so that the walk sees it. */
+static NOINLINE void *x_alloc(size_t n)
+{
+    void *p = malloc(n);                                    /* SITE x_alloc */
+    __asm__ volatile("" : : "r"(p) : "memory");
+    return p;
+}
+
+static NOINLINE void *x_alloc2(size_t n)
+{
+    void *p = x_alloc(n);                                   /* CALL x_alloc2 */
+    __asm__ volatile("" : : "r"(p) : "memory");
+    return p;
+}
+
+static NOINLINE void *do_wrap(int site, size_t n)
+{
+    void *p;
+    if (site == 'a')
+        p = x_alloc(n);                                     /* CALL wrap_a */
+    else
+        p = x_alloc(n);                                     /* CALL wrap_b */
+    __asm__ volatile("" : : "r"(p) : "memory");
+    return p;
+}
+
+static NOINLINE void *do_wrap2(int site, size_t n)
+{
+    void *p;
+    if (site == 'a')
+        p = x_alloc2(n);                                    /* CALL wrap2_a */
+    else
+        p = x_alloc2(n);                                    /* CALL wrap2_b */
+    __asm__ volatile("" : : "r"(p) : "memory");
+    return p;
+}
+
+/* MODEL_CLEAR_LAST_CALL=1 (model.py's KNOWN_BUG_THREAD_POINTER, while a
+   runtime bug stands): frees of NULL before the end make the thread's last
+   traced calls ones without a pointer, so that the pointers of the calls
+   before them are not found by the reachability scan where the tracer
+   keeps them (a few calls' worth). */
+static int clear_last_call;
+
+/* Zeroes the stack below the caller: what the frames of the calls made
+   so far left there is gone before the reachability scan reads the
+   stack (the exit handlers' frames take that room, leaving some words as
+   they found them). */
+static NOINLINE void scrub(void)
+{
+    char pad[1 << 16];
+    int i;
+    memset(pad, 0, sizeof pad);
+    __asm__ volatile("" : : "r"(pad) : "memory");
+    for (i = 0; clear_last_call && i < 8; i++)
+        free(launder(NULL));    /* writes no record (see clear_last_call) */
+}
+
 /* many allocations, then as many frees: the tables grow and shrink */
 static NOINLINE void do_burst(size_t n, unsigned long long count)
 {
@@ -307,6 +411,13 @@ static NOINLINE void do_burst(size_t n, unsigned long long count)
         many[i] = malloc(n);                                /* SITE burst_malloc */
     for (i = 0; i < count; i++)
         free(many[i]);                                      /* SITE burst_free */
+}
+
+/* the burst's pointers, once the guard has seen them: a later block at
+   one of these addresses must not be reachable through them */
+static void forget_burst(unsigned long long count)
+{
+    memset(many, 0, (size_t)count * sizeof *many);
 }
 
 static void handed_out(void *q, size_t n);
@@ -331,7 +442,7 @@ static void handed_out(void *q, size_t n)
     if (!q)
         return;
     for (i = 0; i < NSLOTS; i++)
-        if (slot[i].state == FREED && (char *)slot[i].p >= (char *)q && (char *)slot[i].p < (char *)q + (n ? n : 1))
+        if (slot[i].state == FREED && (char *)slot_ptr(i) >= (char *)q && (char *)slot_ptr(i) < (char *)q + (n ? n : 1))
             slot[i].reused = 1;
 }
 
@@ -352,7 +463,9 @@ static void check_not_reused(int s, int line)
 static void set_slot(int s, void *q, size_t n)
 {
     handed_out(q, n);
-    slot[s].p = q;
+    if (q && n && n < SIZE_MAX)
+        memset(q, 0, n);        /* no stale pointer in it (reachability) */
+    slot[s].hidden = (uintptr_t)q ^ HIDE;
     slot[s].size = n;
     slot[s].state = q ? LIVE : EMPTY;
     slot[s].reused = 0;
@@ -405,6 +518,7 @@ static void *thread_main(void *arg)
 {
     struct span *s = arg;
     run(s->from, s->to);
+    scrub();            /* (glibc keeps the stack for the next thread) */
     return NULL;
 }
 
@@ -420,11 +534,11 @@ static NOINLINE void perform(struct op *o, int line)
     case CALLOC: set_slot(s, do_calloc(site, a[1], a[2]), product(a[1], a[2])); break;  /* CALL calloc */
     case REALLOC:
         check_not_reused(s, line);
-        after_realloc(s, do_realloc(site, slot[s].p, a[1]), a[1]);                /* CALL realloc */
+        after_realloc(s, do_realloc(site, slot_ptr(s), a[1]), a[1]);                /* CALL realloc */
         break;
     case REALLOCARRAY:
         check_not_reused(s, line);
-        after_realloc(s, do_reallocarray(site, slot[s].p, a[1], a[2]), product(a[1], a[2]));  /* CALL reallocarray */
+        after_realloc(s, do_reallocarray(site, slot_ptr(s), a[1], a[2]), product(a[1], a[2]));  /* CALL reallocarray */
         break;
     case STRDUP: set_slot(s, do_strdup(site, string_of(a[1])), a[1] + 1); break;  /* CALL strdup */
     case STRNDUP:
@@ -437,13 +551,13 @@ static NOINLINE void perform(struct op *o, int line)
     case PVALLOC: set_slot(s, do_pvalloc(site, a[1]), a[1]); break;                /* CALL pvalloc */
     case FREE:
         check_not_reused(s, line);
-        do_free(site, slot[s].p);                                                  /* CALL free */
+        do_free(site, slot_ptr(s));                                                  /* CALL free */
         if (slot[s].state == LIVE)
             slot[s].state = FREED;
         break;
-    case FREE_AT: do_free_at(site, (char *)slot[s].p + a[1]); break;               /* CALL free_at */
+    case FREE_AT: do_free_at(site, (char *)slot_ptr(s) + a[1]); break;               /* CALL free_at */
     case REALLOC_AT: {
-        void *q = do_realloc_at(site, (char *)slot[s].p + a[1], a[2]);             /* CALL realloc_at */
+        void *q = do_realloc_at(site, (char *)slot_ptr(s) + a[1], a[2]);             /* CALL realloc_at */
         if (q)      /* the tracer let it through: then it is the slot's block */
             set_slot(s, q, a[2]);
         break;
@@ -466,6 +580,16 @@ static NOINLINE void perform(struct op *o, int line)
         do_burst(a[0], a[1]);                                                      /* CALL burst */
         for (i = 0; i < a[1] && nfreed(); i++)
             handed_out(many[i], a[0]);
+        forget_burst(a[1]);
+        break;
+    case WRAP: set_slot(s, do_wrap(site, a[1]), a[1]); break;                      /* CALL wrap */
+    case WRAP2: set_slot(s, do_wrap2(site, a[1]), a[1]); break;                    /* CALL wrap2 */
+    case ROOT: roots[a[0] % NROOTS] = (char *)slot_ptr((int)(a[1] % NSLOTS)) + a[2]; break;
+    case UNROOT: roots[a[0] % NROOTS] = NULL; break;
+    case LINK:
+        if (!slot_ptr(s) || a[1] % 8 || a[1] + 8 > slot[s].size)
+            die("link: K must be an aligned word inside the block", line, 2);
+        *(void **)((char *)slot_ptr(s) + a[1]) = (char *)slot_ptr((int)(a[2] % NSLOTS)) + a[3];
         break;
     case LIBC: do_libc(a[0], line); break;                                         /* CALL libc */
     case SAY: {
@@ -475,7 +599,9 @@ static NOINLINE void perform(struct op *o, int line)
         o->word[n] = 0;
         break;
     }
-    case EXIT: exit((int)a[0]);
+    case EXIT:
+        scrub();
+        exit((int)a[0]);
     default: break;
     }
     __asm__ volatile("" : : : "memory");    /* no call above is a tail call */
@@ -503,8 +629,8 @@ static int run(int from, int to)
             i = o->end;                     /* past the join */
         } else if (o->kind == RETURN) {
             return (int)o->arg[0];
-        } else if (o->kind == FORK || o->site == 'm') {
-            die("fork, and the calls of main (site m), only outside threads", i + 1, 2);
+        } else if (o->kind == FORK || o->kind == HOLD || o->site == 'm') {
+            die("fork, hold, and the calls of main (site m), only outside threads", i + 1, 2);
         } else if (o->via) {
             indirect(o, i + 1);
         } else {
@@ -562,6 +688,8 @@ static void parse_line(char *line, int lineno)
         die("too many operations", lineno, 2);
     memset(o, 0, sizeof *o);
     o->kind = (enum kind)k;
+    if (kinds[k].nargs > (int)(sizeof o->arg / sizeof o->arg[0]))
+        die("too many arguments", lineno, 2);
     if (kinds[k].site) {
         t = token(&p);
         if (!t || t[1] || !strchr("abABm", *t))
@@ -635,9 +763,13 @@ static void match_spans(void)
 int main(int argc, char **argv)
 {
     int i, to, s, status = -1;
+    void *volatile held[NHELD] = {0};    /* hold's: live until main returns */
+    unsigned nheld = 0;
     if (argc != 2)
         die("usage: driver SCRIPT", 0, 2);
     page = map_page();
+    clear_slots();
+    clear_last_call = getenv("MODEL_CLEAR_LAST_CALL") != NULL;
     read_script(argv[1]);
     match_spans();
     /* The ops outside threads, in this frame: a child goes on here with
@@ -664,14 +796,16 @@ int main(int argc, char **argv)
             i = o->end;                     /* past the join */
         } else if (o->kind == RETURN) {
             status = (int)a[0];
+        } else if (o->kind == HOLD) {
+            held[nheld++ % NHELD] = slot_ptr(s);
         } else if (o->site == 'm' && o->kind == MALLOC) {
             set_slot(s, malloc(a[1]), a[1]);                                            /* SITE malloc_m */
         } else if (o->site == 'm' && o->kind == REALLOC) {
             check_not_reused(s, i + 1);
-            after_realloc(s, realloc(slot[s].p, a[1]), a[1]);                           /* SITE realloc_m */
+            after_realloc(s, realloc(slot_ptr(s), a[1]), a[1]);                           /* SITE realloc_m */
         } else if (o->site == 'm') {
             check_not_reused(s, i + 1);
-            free(slot[s].p);                                                            /* SITE free_m */
+            free(slot_ptr(s));                                                            /* SITE free_m */
             if (slot[s].state == LIVE)
                 slot[s].state = FREED;
         } else if (o->via) {
@@ -680,5 +814,9 @@ int main(int argc, char **argv)
             perform(o, i + 1);                                                          /* CALL perform */
         }
     }
+    for (i = 0; i < NHELD; i++)      /* main's frame goes: its words would stay */
+        held[i] = NULL;
+    __asm__ volatile("" : : "r"(held) : "memory");
+    scrub();
     return status < 0 ? 0 : status;
 }

@@ -6,15 +6,26 @@
 #   tests/model/run.sh [SEEDS] [FIRST]     SEEDS seeds (default 200) from FIRST (1)
 #   tests/model/run.sh --long N [FIRST]    N longer scripts (for a make target)
 #   tests/model/run.sh --script FILE [--level L] [--mode continue|abort] [--stacks N]
+#                      [--reach] [--suppress FILE] [--alloc-fn LIST] [--max-heap SIZE]
 #                                          one script, every difference shown
-#                                          (--stacks: with MTRACE_DEPTH=N)
+#                                          (--stacks: with MTRACE_DEPTH=N; the
+#                                          others: MTRACE_LEAK_CHECK=reachable,
+#                                          MTRACE_SUPPRESS, MTRACE_ALLOC_FN,
+#                                          MTRACE_MAX_HEAP for the continue-mode
+#                                          runs)
 #
 # Each seed is a script for tests/model/driver.c, written by model.py's
 # generator, run at levels 1, 2 and 3 with MTRACE_DOUBLE_FREE=continue,
 # and again without it (abort mode) when it frees something badly; one
 # script in three that does is run once more with MTRACE_DEPTH (--long:
 # every one).  Scripts fork (children, grandchildren, each with its own
-# trace and report) and free in a child what its parent had.
+# trace and report) and free in a child what its parent had.  Half the
+# scripts store pointers (in globals, blocks, main's frame): some of their
+# runs scan for reachable blocks (MTRACE_LEAK_CHECK=reachable); a third of
+# the runs read a random suppression file (MTRACE_SUPPRESS); scripts that
+# allocate through the driver's own wrappers get a run with stacks and
+# MTRACE_ALLOC_FN; a quarter of the runs get a budget near the peak
+# (MTRACE_MAX_HEAP) (issue 37).
 # model.py predicts every run from README.md and doc/ and compares: one
 # ok/FAIL line per property, not per seed.  A failure names the first seed
 # and level that differ, shrinks that script to a minimal one and prints the
@@ -35,7 +46,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=${MODEL_TOP:-$(cd "$HERE/../.." && pwd)}
 BASH_ARGV0=model      # finish names the suite after $0: "model: N passed", not "run"
 
-seeds=200 first=1 long= script= level= mode= seeded= stacks=
+seeds=200 first=1 long= script= level= mode= seeded= stacks= reach= suppress= allocfn= maxheap=
 while [ $# -gt 0 ]; do
     case $1 in
         --long) long=--long seeds=${2:?--long N} seeded=1 first=1000001; shift 2 ;;
@@ -43,11 +54,16 @@ while [ $# -gt 0 ]; do
         --level) level=${2:?}; shift 2 ;;
         --mode) mode=${2:?}; shift 2 ;;
         --stacks) stacks=${2:?}; shift 2 ;;
-        -*) echo "usage: $0 [SEEDS] [FIRST] | --long N [FIRST] | --script FILE [--level L] [--mode M] [--stacks N]" >&2; exit 2 ;;
+        --reach) reach=1; shift ;;
+        --suppress) suppress=${2:?}; shift 2 ;;
+        --alloc-fn) allocfn=${2:?}; shift 2 ;;
+        --max-heap) maxheap=${2:?}; shift 2 ;;
+        -*) echo "usage: $0 [SEEDS] [FIRST] | --long N [FIRST] | --script FILE [--level L] [--mode M] [--stacks N] [--reach] [--suppress FILE] [--alloc-fn LIST] [--max-heap SIZE]" >&2; exit 2 ;;
         *) if [ -z "$seeded" ]; then seeds=$1 seeded=1; else first=$1; fi; shift ;;
     esac
 done
 case $script in /*|'') ;; *) script=$PWD/$script ;; esac
+case $suppress in /*|'') ;; *) suppress=$PWD/$suppress ;; esac
 
 # The driver at each level, in the library use (-DMTRACE_LIB, -lmtrace) and
 # in the one-line use (the runtime compiled in).  It is compiled from its own
@@ -111,7 +127,9 @@ if [ -n "$ASAN" ]; then
     echo "     AddressSanitizer: no bad frees (MODEL_KINDS=none)"
 fi
 if [ -n "$script" ]; then
-    set -- script "$script" ${level:+--level "$level"} ${mode:+--mode "$mode"} ${stacks:+--stacks "$stacks"}
+    set -- script "$script" ${level:+--level "$level"} ${mode:+--mode "$mode"} ${stacks:+--stacks "$stacks"} \
+        ${reach:+--reach} ${suppress:+--suppress "$suppress"} ${allocfn:+--alloc-fn "$allocfn"} \
+        ${maxheap:+--max-heap "$maxheap"}
 else
     set -- check --seeds "$seeds" --first "$first" $long --jobs "${MODEL_JOBS:-$(nproc 2> /dev/null || echo 2)}"
 fi
