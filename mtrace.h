@@ -277,6 +277,7 @@ MTRACE_PUBLIC_ void *mtrace_pvalloc(size_t);
 MTRACE_PUBLIC_ void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace_freelike(void *p, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace_frames_here(void (*code)(void));
+MTRACE_PUBLIC_ void mtrace_check_heap_at(struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace__exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace__Exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace_quick_exit(int) __attribute__((__noreturn__));
@@ -509,11 +510,14 @@ void mtrace_frames_module_(void)
     mtrace_result_; }))
 #define MTRACE_MALLOCLIKE(p, size) mtrace_malloclike((p), (size), MTRACE_SITE_)
 #define MTRACE_FREELIKE(p) mtrace_freelike((p), MTRACE_SITE_)
+/* The whole heap check now (MTRACE_CHECK=heap), reported at this line. */
+#define mtrace_check_heap() mtrace_check_heap_at(MTRACE_SITE_)
 
 #else /* no MTRACE: the annotations do nothing */
 #define MTRACE_ALLOC_FN(call) (call)
 #define MTRACE_MALLOCLIKE(p, size) ((void)(p), (void)(size))
 #define MTRACE_FREELIKE(p) ((void)(p))
+#define mtrace_check_heap() ((void)0)
 #endif /* MTRACE_ON_ */
 #endif /* !__ASSEMBLER__ */
 #endif /* MTRACE_H */
