@@ -87,12 +87,13 @@ static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *
 
 /* Is the heap check on for the block about to be made?  Asked before the
    C library is: the tracer starts here if it has not yet, so that a block
-   is checked exactly when the check is on and it can be in the table.
-   (One the table could not take, the tracer busy with a signal handler's
-   call or done, is found again by its marks: mtrace_guard_give_back.) */
+   is checked when the check is on and the table can take it: not for a
+   signal handler's call inside the tracer, which passes through.  (One
+   the table could not take all the same, the tracer done meanwhile, is
+   found again by its marks: mtrace_guard_give_back.) */
 static MTRACE_HOT int mtrace_checking(void)
 {
-    return mtrace_ready() && __builtin_expect(mt.check, 0);
+    return mtrace_ready() && __builtin_expect(mt.check, 0) && !mtrace_pending.busy;
 }
 
 /* The entry a free at d, called through chain c, leaves in its block's
@@ -200,6 +201,8 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struc
     }
     if (mtrace_checking())
         return mtrace_traced(mtrace_guard_adopt(p, n), n, d, c, first);
+    if (mt.check)               /* (a signal handler's call inside the tracer, or after exit's check) */
+        return mtrace_traced(mtrace_guard_libc_realloc(p, n), n, d, c, first);
     return mtrace_traced(mtrace_libc_realloc(p, n), n, d, c, first);
 }
 
@@ -421,9 +424,11 @@ static MTRACE_ONE_COPY void *mtrace_aligned(int kind, size_t align, size_t *n, i
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(align);
+    void *p;
     int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_aligned('a', align, &n, &err), n, d, &c);
+    p = mtrace_aligned('a', align, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
@@ -441,26 +446,32 @@ MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
 MTRACE_API void *mtrace_valloc(size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(n);
+    void *p;
     int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_aligned('v', 0, &n, &err), n, d, &c);
+    p = mtrace_aligned('v', 0, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 
 #ifdef __GLIBC__
 MTRACE_API void *mtrace_memalign(size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(align);
+    void *p;
     int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_aligned('m', align, &n, &err), n, d, &c);
+    p = mtrace_aligned('m', align, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(n);
+    void *p;
     int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_aligned('p', 0, &n, &err), n, d, &c);
+    p = mtrace_aligned('p', 0, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 #endif
 
@@ -468,6 +479,7 @@ MTRACE_API void *mtrace_pvalloc(size_t n)
    caller's site; nothing when the check is off. */
 MTRACE_API void mtrace_check_heap_at(struct mtrace_site *site)
 {
+    site = mtrace_named(site, (uintptr_t)__builtin_return_address(0));    /* (its file's directory) */
     mtrace_pending.taken_frame = mtrace_pending.caller ? mtrace_pending.caller_frame
                                  : *(void **)__builtin_frame_address(0);
     {

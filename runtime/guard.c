@@ -407,9 +407,13 @@ static MTRACE_ONE_COPY void mtrace_heap_tick(struct mtrace_site *by, const struc
 }
 
 /* Gives p to the C library without the table (unknown to it, or the
-   tracer busy or done), the check on: a live checked block by its raw
-   address, a held or kept one not at all (it is a double free, which
-   only the table could name), anything else as it is. */
+   tracer busy or done), the check on.  Anything but a checked block goes
+   as it is.  A checked block found by its marks goes by its raw address
+   once the exit's check is done; before, it stays where it is: the table
+   may still hold it live (freed by a signal handler that interrupted the
+   tracer: as without the check, it then counts as a leak), and the
+   checks to come read its guards.  A held or kept one never goes (a
+   double free, which only the table could name). */
 static MTRACE_ONE_COPY void mtrace_guard_give_back(void *p)
 {
     uint64_t mark;
@@ -419,7 +423,12 @@ static MTRACE_ONE_COPY void mtrace_guard_give_back(void *p)
     mark = mtrace_word_at((char *)p - 8);
     if (mark == MTRACE_MARK_FREED || mark == MTRACE_MARK_KEPT)
         return;
-    raw = mark == MTRACE_MARK_PLAIN || mark == MTRACE_MARK_ALIGNED ? mtrace_raw_of((char *)p) : (char *)p;
+    if (mark != MTRACE_MARK_PLAIN && mark != MTRACE_MARK_ALIGNED)
+        raw = (char *)p;
+    else if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY)
+        return;
+    else
+        raw = mtrace_raw_of((char *)p);
     if (raw)
         mtrace_libc_free(raw);
 }
