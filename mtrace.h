@@ -64,6 +64,12 @@
                               -DMTRACE_FRAME_POINTERS (as mtrace-cc does)
      MTRACE_ALLOC_FN="f g"    with MTRACE_DEPTH: wrappers charged to their
                               callers in the summary and the leak report
+     MTRACE_CHECK=heap        guard bytes, fills and a quarantine
+                              (MTRACE_QUARANTINE=SIZE, default 4M): writes
+                              past the end, before the start or after free
+                              reported as a double free is, at free,
+                              realloc, exit, mtrace_check_heap(), or every
+                              MTRACE_CHECK_EVERY=N calls (glibc, dynamic)
 
    WHAT IS TRACED
 
@@ -100,6 +106,12 @@
    `pmtrace` (Basilisk's name) holds the live figures: total, max,
    overhead, maxoverhead, nr, startrss, maxrss, fname (fp is always NULL:
    the trace is written with write(2) through the descriptor `fd`).
+
+   mtrace_check_heap() runs the heap check now (MTRACE_CHECK=heap: every
+   live block's guards, every freed block held in the quarantine), its
+   reports at the call's line; nothing when the check is off, nor without
+   MTRACE (a program that relies on -include alone defines it as a no-op:
+   #ifndef mtrace_check_heap / #define mtrace_check_heap() ((void)0)).
 
    Every name this header brings into a program begins with mtrace_ or
    MTRACE_, apart from the allocator's own names.
