@@ -378,6 +378,8 @@ static MTRACE_ONE_COPY void *mtrace_aligned_checked(int kind, size_t align, size
         a = page;
     if (kind == 'p')
         *n = *n ? (*n + page - 1) & ~(page - 1) : page;
+    if (kind == 'm' && a < 16)
+        a = 16;                 /* (glibc: malloc's alignment, memalign(0, n) too) */
     if (kind == 'm')
         while (a & (a - 1))
             a += a & -a;        /* up to the next power of two */
