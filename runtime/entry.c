@@ -114,15 +114,14 @@ static MTRACE_HOT unsigned mtrace_freer(struct mtrace_site *d, const struct mtra
    recorded as `first` (mtrace_resize). */
 static MTRACE_ONE_COPY void *mtrace_move_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
                                                  size_t n, struct mtrace_site *d, const struct mtrace_chain *c,
-                                                 int first);
+                                                 int first, unsigned site);
 static void *mtrace_move(struct mtrace_table *heir, struct mtrace_block *b, void *p, size_t n,
                          struct mtrace_site *d, const struct mtrace_chain *c, int first)
 {
-    unsigned site;
+    unsigned site = d ? mtrace_where(d, c) : mtrace_b_site(b);
     void *q;
     if (mt.check)
-        return mtrace_move_checked(heir, b, p, n, d, c, first);
-    site = d ? mtrace_where(d, c) : mtrace_b_site(b);
+        return mtrace_move_checked(heir, b, p, n, d, c, first, site);
     q = mtrace_libc_realloc(p, n);
     if (q || n == 0) {
         unsigned by = mtrace_freer(d ? d : &mtrace_untraced_site, c);
@@ -140,12 +139,12 @@ static void *mtrace_move(struct mtrace_table *heir, struct mtrace_block *b, void
 /* mtrace_move under the heap check: the block always moves (a new checked
    block, the bytes copied, the old one checked and into the quarantine),
    so that shrinking and growing never leave a guard where the program may
-   now write.  Lock held; released here. */
+   now write; the new block's entry is `site`.  Lock held; released here. */
 static MTRACE_ONE_COPY void *mtrace_move_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
                                                  size_t n, struct mtrace_site *d, const struct mtrace_chain *c,
-                                                 int first)
+                                                 int first, unsigned site)
 {
-    unsigned site = d ? mtrace_where(d, c) : mtrace_b_site(b), alloc = mtrace_b_site(b), by;
+    unsigned alloc = mtrace_b_site(b), by;
     size_t old = mtrace_b_size(b);
     struct mtrace_site *at = d ? d : &mtrace_untraced_site;
     void *q = n ? mtrace_guard_new(n, 16, 0) : 0;
@@ -243,8 +242,9 @@ MTRACE_API void *mtrace_calloc(size_t n, size_t size)
 {
     struct mtrace_site *d = mtrace_enter("calloc", MTRACE_TAKE(n));
     MTRACE_CALLERS(c, d);
-    return mtrace_leave(mtrace_traced(mtrace_checking() ? mtrace_calloc_checked(n, size) : mtrace_libc_calloc(n, size),
-                                      n * size, d, &c, '+'));
+    if (mtrace_checking())
+        return mtrace_leave(mtrace_traced(mtrace_calloc_checked(n, size), n * size, d, &c, '+'));
+    return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, &c, '+'));
 }
 
 MTRACE_API void *mtrace_realloc(void *p, size_t n)

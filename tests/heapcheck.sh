@@ -139,6 +139,8 @@ for use in one lib; do
     hc $e signal
     check "$use use: a signal handler frees checked blocks, in and out of the tracer: no heap report, no crash" \
         bash -c "! grep -q written $e.signal.err && grep -q 'signal done' $e.signal.out"
+    has "$use use: ...some of them inside the tracer (passed through, the blocks kept)" $e.signal.err \
+        "calls made by signal handlers inside the tracer were not traced"
 done
 
 # --- MTRACE_DEPTH: the callers of each place

@@ -263,13 +263,25 @@ int main(int argc, char **argv)
         free(a);
     } else if (!strcmp(mode, "signal")) {           /* a handler frees checked blocks */
         struct itimerval every = { { 0, 300 }, { 0, 300 } }, off = { { 0, 0 }, { 0, 0 } };
+        size_t sum = 0;
         for (i = 0; i < SLOTS; i++)
             slots[i] = malloc(200);
+        a = malloc(10);
         signal(SIGALRM, handler);
         setitimer(ITIMER_REAL, &every, 0);
-        for (i = 0; next < SLOTS && i < 2000000; i++)
-            free(realloc(malloc((size_t)i % 500), (size_t)i % 700));
+        /* Inside the tracer most of the time, never inside the C library's
+           malloc (a free there from a handler would break its heap, with
+           or without mtrace): the handler's frees land in and out. */
+        for (i = 0; next < SLOTS && i < 20000000; i++) {
+            volatile int k;
+            mtrace_check_heap();
+            sum += malloc_usable_size(a);
+            for (k = 0; k < 300; k++)           /* (and outside it) */
+                ;
+        }
         setitimer(ITIMER_REAL, &off, 0);
+        free(a);
+        printf("%s\n", sum ? "usable" : "none");
         for (i = 0; i < SLOTS; i++)
             free(slots[i]);
     } else {
