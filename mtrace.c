@@ -50,6 +50,7 @@
 #include "runtime/names.c"      /* names of code addresses (addr2line) */
 #include "runtime/leaks.c"      /* what is live at exit, as merged records */
 #include "runtime/report.c"     /* the exit report, double and invalid frees */
+#include "runtime/guard.c"      /* the heap check: guards, fills, the quarantine */
 #include "runtime/json.c"       /* the exit report as JSON (MTRACE_REPORT) */
 #include "runtime/life.c"       /* start, exit, signals, fork */
 #include "runtime/entry.c"      /* the traced entry points */

@@ -64,6 +64,12 @@
                               -DMTRACE_FRAME_POINTERS (as mtrace-cc does)
      MTRACE_ALLOC_FN="f g"    with MTRACE_DEPTH: wrappers charged to their
                               callers in the summary and the leak report
+     MTRACE_CHECK=heap        guard bytes, fills and a quarantine
+                              (MTRACE_QUARANTINE=SIZE, default 4M): writes
+                              past the end, before the start or after free
+                              reported as a double free is, at free,
+                              realloc, exit, mtrace_check_heap(), or every
+                              MTRACE_CHECK_EVERY=N calls (glibc, dynamic)
 
    WHAT IS TRACED
 
@@ -100,6 +106,12 @@
    `pmtrace` (Basilisk's name) holds the live figures: total, max,
    overhead, maxoverhead, nr, startrss, maxrss, fname (fp is always NULL:
    the trace is written with write(2) through the descriptor `fd`).
+
+   mtrace_check_heap() runs the heap check now (MTRACE_CHECK=heap: every
+   live block's guards, every freed block held in the quarantine), its
+   reports at the call's line; nothing when the check is off, nor without
+   MTRACE (a program that relies on -include alone defines it as a no-op:
+   #ifndef mtrace_check_heap / #define mtrace_check_heap() ((void)0)).
 
    Every name this header brings into a program begins with mtrace_ or
    MTRACE_, apart from the allocator's own names.
@@ -277,6 +289,7 @@ MTRACE_PUBLIC_ void *mtrace_pvalloc(size_t);
 MTRACE_PUBLIC_ void mtrace_malloclike(void *p, size_t size, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace_freelike(void *p, struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace_frames_here(void (*code)(void));
+MTRACE_PUBLIC_ void mtrace_check_heap_at(struct mtrace_site *site);
 MTRACE_PUBLIC_ void mtrace__exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace__Exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace_quick_exit(int) __attribute__((__noreturn__));
@@ -509,11 +522,14 @@ void mtrace_frames_module_(void)
     mtrace_result_; }))
 #define MTRACE_MALLOCLIKE(p, size) mtrace_malloclike((p), (size), MTRACE_SITE_)
 #define MTRACE_FREELIKE(p) mtrace_freelike((p), MTRACE_SITE_)
+/* The whole heap check now (MTRACE_CHECK=heap), reported at this line. */
+#define mtrace_check_heap() mtrace_check_heap_at(MTRACE_SITE_)
 
 #else /* no MTRACE: the annotations do nothing */
 #define MTRACE_ALLOC_FN(call) (call)
 #define MTRACE_MALLOCLIKE(p, size) ((void)(p), (void)(size))
 #define MTRACE_FREELIKE(p) ((void)(p))
+#define mtrace_check_heap() ((void)0)
 #endif /* MTRACE_ON_ */
 #endif /* !__ASSEMBLER__ */
 #endif /* MTRACE_H */

@@ -2,8 +2,10 @@
 /* runtime/entry.c - the traced entry points: what the program's malloc calls.
 
    Owns: taking the site the call's macro announced, each traced function
-   (mtrace_malloc ... mtrace_quick_exit, mtrace_exit), realloc of a traced block, and
-   the release of a block with its double-free check.
+   (mtrace_malloc ... mtrace_quick_exit, mtrace_exit, mtrace_check_heap_at), realloc
+   of a traced block, and the release of a block with its double-free check;
+   under the heap check (runtime/guard.c), which blocks are checked: every
+   block a traced call hands out while the tracer is ready.
    May call: every file above it. */
 
 /* The site its caller announced for the call whose first argument is
@@ -74,10 +76,24 @@ static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *
 {
     if (p && mtrace_lock_ready()) {
         mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
-        mtrace_unlock();
+        if (__builtin_expect(mt.check, 0))
+            mtrace_heap_tick(d, c);     /* (releases the lock) */
+        else
+            mtrace_unlock();
         mtrace_writer_check();
     }
     return p;
+}
+
+/* Is the heap check on for the block about to be made?  Asked before the
+   C library is: the tracer starts here if it has not yet, so that a block
+   is checked when the check is on and the table can take it: not for a
+   signal handler's call inside the tracer, which passes through.  (One
+   the table could not take all the same, the tracer done meanwhile, is
+   found again by its marks: mtrace_guard_give_back.) */
+static MTRACE_HOT int mtrace_checking(void)
+{
+    return mtrace_ready() && __builtin_expect(mt.check, 0) && !mtrace_pending.busy;
 }
 
 /* The entry a free at d, called through chain c, leaves in its block's
@@ -96,11 +112,17 @@ static MTRACE_HOT unsigned mtrace_freer(struct mtrace_site *d, const struct mtra
    not the heap's own table) was not the child's: it goes without a
    record, and what realloc gives back is a new block of the child's,
    recorded as `first` (mtrace_resize). */
+static MTRACE_ONE_COPY void *mtrace_move_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
+                                                 size_t n, struct mtrace_site *d, const struct mtrace_chain *c,
+                                                 int first, unsigned site);
 static void *mtrace_move(struct mtrace_table *heir, struct mtrace_block *b, void *p, size_t n,
                          struct mtrace_site *d, const struct mtrace_chain *c, int first)
 {
     unsigned site = d ? mtrace_where(d, c) : mtrace_b_site(b);
-    void *q = mtrace_libc_realloc(p, n);
+    void *q;
+    if (mt.check)
+        return mtrace_move_checked(heir, b, p, n, d, c, first, site);
+    q = mtrace_libc_realloc(p, n);
     if (q || n == 0) {
         unsigned by = mtrace_freer(d ? d : &mtrace_untraced_site, c);
         if (heir == &mt.heap)
@@ -111,6 +133,36 @@ static void *mtrace_move(struct mtrace_table *heir, struct mtrace_block *b, void
             mtrace_add(&mt.heap, q, n, site, heir == &mt.heap ? '>' : first);
     }
     mtrace_unlock();
+    return q;
+}
+
+/* mtrace_move under the heap check: the block always moves (a new checked
+   block, the bytes copied, the old one checked and into the quarantine),
+   so that shrinking and growing never leave a guard where the program may
+   now write; the new block's entry is `site`.  Lock held; released here. */
+static MTRACE_ONE_COPY void *mtrace_move_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
+                                                 size_t n, struct mtrace_site *d, const struct mtrace_chain *c,
+                                                 int first, unsigned site)
+{
+    unsigned alloc = mtrace_b_site(b), by;
+    size_t old = mtrace_b_size(b);
+    struct mtrace_site *at = d ? d : &mtrace_untraced_site;
+    void *q = n ? mtrace_guard_new(n, 16, 0) : 0;
+    if (!q && n) {
+        mtrace_unlock();
+        return 0;               /* no memory: p stays as it was */
+    }
+    if (q)
+        memcpy(q, p, old < n ? old : n);
+    by = mtrace_freer(at, c);
+    if (heir == &mt.heap)
+        mtrace_drop(&mt.heap, b, by, '<');
+    else
+        mtrace_bury(b, by);
+    if (q)
+        mtrace_add(&mt.heap, q, n, site, heir == &mt.heap ? '>' : first);
+    if (mtrace_guard_free((char *)p, old, alloc, by, at, c, "realloc"))
+        mtrace_heap_tick(at, c);
     return q;
 }
 
@@ -146,6 +198,10 @@ static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struc
         if (mtrace_invalid_free(d, "realloc", p, c, 0))
             return 0;           /* continuing: nothing */
     }
+    if (mtrace_checking())
+        return mtrace_traced(mtrace_guard_adopt(p, n), n, d, c, first);
+    if (mt.check)               /* (a signal handler's call inside the tracer, or after exit's check) */
+        return mtrace_traced(mtrace_guard_libc_realloc(p, n), n, d, c, first);
     return mtrace_traced(mtrace_libc_realloc(p, n), n, d, c, first);
 }
 
@@ -168,13 +224,26 @@ MTRACE_API void *mtrace_malloc(size_t n)
 {
     struct mtrace_site *d = mtrace_enter("malloc", MTRACE_TAKE(n));
     MTRACE_CALLERS(c, d);
-    return mtrace_leave(mtrace_traced(mtrace_libc_malloc(n), n, d, &c, '+'));
+    return mtrace_leave(mtrace_traced(mtrace_checking() ? mtrace_guard_new(n, 16, 0) : mtrace_libc_malloc(n),
+                                      n, d, &c, '+'));
+}
+
+/* calloc's block under the heap check: zero, its size checked. */
+static MTRACE_ONE_COPY void *mtrace_calloc_checked(size_t n, size_t size)
+{
+    if (size && n > (size_t)-1 / size) {
+        errno = ENOMEM;
+        return 0;
+    }
+    return mtrace_guard_new(n * size, 16, 1);
 }
 
 MTRACE_API void *mtrace_calloc(size_t n, size_t size)
 {
     struct mtrace_site *d = mtrace_enter("calloc", MTRACE_TAKE(n));
     MTRACE_CALLERS(c, d);
+    if (mtrace_checking())
+        return mtrace_leave(mtrace_traced(mtrace_calloc_checked(n, size), n * size, d, &c, '+'));
     return mtrace_leave(mtrace_traced(mtrace_libc_calloc(n, size), n * size, d, &c, '+'));
 }
 
@@ -203,6 +272,8 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
    the address out again inside it: a free there is a free inside that
    block, mtrace_invalid_free).  In a forked child, the blocks it
    inherited count too (mtrace_inherit).  Not ready: 1. */
+static MTRACE_ONE_COPY int mtrace_free_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
+                                               struct mtrace_site *by, const struct mtrace_chain *c);
 static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
                                      const struct mtrace_chain *c)
 {
@@ -212,6 +283,8 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     if (!p || !mtrace_lock_ready())
         return 1;
     b = mtrace_lookup(t, (uintptr_t)p, &heir);
+    if (__builtin_expect(mt.check, 0) && t == &mt.heap && mtrace_live(b))
+        return mtrace_free_checked(heir, b, p, by, c);
     if (mtrace_live(b) && heir == t)
         mtrace_drop(t, b, mtrace_freer(by, c), '-');
     else if (mtrace_live(b))
@@ -226,6 +299,23 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     return known ? 1 : 2;
 }
 
+/* A checked block freed (lock held; released here): closed in the table,
+   then its guards checked and into the quarantine (runtime/guard.c).  0:
+   nothing is left for the caller to do. */
+static MTRACE_ONE_COPY int mtrace_free_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
+                                               struct mtrace_site *by, const struct mtrace_chain *c)
+{
+    unsigned alloc = mtrace_b_site(b), freed = mtrace_freer(by, c);
+    size_t n = mtrace_b_size(b);
+    if (heir == &mt.heap)
+        mtrace_drop(&mt.heap, b, freed, '-');
+    else
+        mtrace_bury(b, freed);
+    if (mtrace_guard_free((char *)p, n, alloc, freed, by, c, "free"))
+        mtrace_heap_tick(by, c);
+    return 0;
+}
+
 MTRACE_API void mtrace_free(void *p)
 {
     struct mtrace_site *d = mtrace_enter("free", MTRACE_TAKE(p));
@@ -233,7 +323,7 @@ MTRACE_API void mtrace_free(void *p)
     MTRACE_CALLERS(c, d);
     known = mtrace_release(&mt.heap, p, d, mt.interposed ? 1 : 2, &c);
     if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, &c, 0)))
-        mtrace_libc_free(p);
+        mtrace_give_back(p);
     mtrace_leave(0);
 }
 
@@ -244,7 +334,7 @@ MTRACE_API void mtrace_free(void *p)
    json-config at level 2). */
 static char *mtrace_copy(const char *s, size_t n, struct mtrace_site *d, const struct mtrace_chain *c)
 {
-    char *p = (char *)mtrace_libc_malloc(n + 1);
+    char *p = (char *)(mtrace_checking() ? mtrace_guard_new(n + 1, 16, 0) : mtrace_libc_malloc(n + 1));
     if (p) {
         memcpy(p, s, n);
         p[n] = 0;
@@ -275,45 +365,131 @@ static MTRACE_ONE_COPY void *mtrace_traced_seldom(void *p, size_t size, struct m
     return mtrace_traced(p, size, d, c, '+');
 }
 
+/* The aligned ones under the heap check: `kind` says which, with the C
+   library's rules for the alignment (glibc's: aligned_alloc and
+   posix_memalign refuse one that is not a power of two, memalign rounds
+   it up; valloc and pvalloc take the page's, pvalloc whole pages).  *n
+   may grow (pvalloc).  EINVAL or ENOMEM in *err. */
+static MTRACE_ONE_COPY void *mtrace_aligned_checked(int kind, size_t align, size_t *n, int *err)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), a = align;
+    void *p;
+    if (kind == 'v' || kind == 'p')
+        a = page;
+    if (kind == 'p')
+        *n = *n ? (*n + page - 1) & ~(page - 1) : page;
+    if (kind == 'm' && a < 16)
+        a = 16;                 /* (glibc: malloc's alignment, memalign(0, n) too) */
+    if (kind == 'm')
+        while (a & (a - 1))
+            a += a & -a;        /* up to the next power of two */
+    if (!a || (a & (a - 1)) || (kind == 'P' && a % sizeof(void *)) || a > ((size_t)1 << 30)) {
+        *err = EINVAL;
+        return 0;
+    }
+    p = mtrace_guard_new(*n, a, 0);
+    *err = p ? 0 : ENOMEM;
+    return p;
+}
+
+/* An aligned allocation, checked or not: `kind` 'a' aligned_alloc, 'P'
+   posix_memalign (its error in *err), 'm' memalign, 'v' valloc, 'p'
+   pvalloc; *n the size recorded. */
+static MTRACE_ONE_COPY void *mtrace_aligned(int kind, size_t align, size_t *n, int *err)
+{
+    void *p = 0;
+    int saved = errno;
+    if (mtrace_checking()) {
+        p = mtrace_aligned_checked(kind, align, n, err);
+        if (*err && kind != 'P')
+            errno = *err;
+        else
+            errno = saved;
+        return p;
+    }
+    *err = 0;
+    if (kind == 'a')
+        p = mtrace_libc_aligned_alloc(align, *n);
+    else if (kind == 'P')
+        *err = mtrace_libc_posix_memalign(&p, align, *n);
+    else if (kind == 'v')
+        p = mtrace_libc_valloc(*n);
+#ifdef __GLIBC__
+    else if (kind == 'm')
+        p = mtrace_libc_memalign(align, *n);
+    else
+        p = mtrace_libc_pvalloc(*n);
+#endif
+    return p;
+}
+
 MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(align);
+    void *p;
+    int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_libc_aligned_alloc(align, n), n, d, &c);
+    p = mtrace_aligned('a', align, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(pp);
     int err;
+    void *p;
     MTRACE_CALLERS(c, d);
-    if ((err = mtrace_libc_posix_memalign(pp, align, n)) == 0)
-        mtrace_traced_seldom(*pp, n, d, &c);
+    p = mtrace_aligned('P', align, &n, &err);
+    if (err == 0)
+        *pp = mtrace_traced_seldom(p, n, d, &c);
     return err;
 }
 
 MTRACE_API void *mtrace_valloc(size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(n);
+    void *p;
+    int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_libc_valloc(n), n, d, &c);
+    p = mtrace_aligned('v', 0, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 
 #ifdef __GLIBC__
 MTRACE_API void *mtrace_memalign(size_t align, size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(align);
+    void *p;
+    int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_libc_memalign(align, n), n, d, &c);
+    p = mtrace_aligned('m', align, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
 {
     struct mtrace_site *d = MTRACE_TAKE(n);
+    void *p;
+    int err;
     MTRACE_CALLERS(c, d);
-    return mtrace_traced_seldom(mtrace_libc_pvalloc(n), n, d, &c);
+    p = mtrace_aligned('p', 0, &n, &err);    /* (n read after: pvalloc's may grow) */
+    return mtrace_traced_seldom(p, n, d, &c);
 }
 #endif
+
+/* mtrace_check_heap() (mtrace.h): the whole heap check, now, at the
+   caller's site; nothing when the check is off. */
+MTRACE_API void mtrace_check_heap_at(struct mtrace_site *site)
+{
+    site = mtrace_named(site, (uintptr_t)__builtin_return_address(0));    /* (its file's directory) */
+    mtrace_pending.taken_frame = mtrace_pending.caller ? mtrace_pending.caller_frame
+                                 : *(void **)__builtin_frame_address(0);
+    {
+        MTRACE_CALLERS(c, site);
+        if (mtrace_ready() && mt.check && mtrace_lock_traced())
+            mtrace_check_all(site, &c, "found by mtrace_check_heap", 1);
+    }
+}
 
 /* exit from traced code: the status is noted for a C library whose exit
    handlers are not told it (no on_exit: see mtrace_at_exit). */

@@ -188,6 +188,15 @@ struct mtrace_ring {
                                    those appended since came after it (#time) */
 };
 
+/* A block in the heap check's quarantine (runtime/guard.c): freed by the
+   program, filled, held back from the C library.  Addresses hidden as the
+   block table's are (MTRACE_HIDE). */
+struct mtrace_held {
+    uintptr_t raw, p;           /* the C library's block, the program's pointer */
+    size_t n;                   /* the size the program asked for */
+    unsigned alloc, freed;      /* entries (sites or stacks) of its allocation and free */
+};
+
 struct mtrace_state {
     int fd;                     /* the trace, or -1 (set by mtrace_init) */
     int level;                  /* the process's: 1, 2, 3; 0 before start */
@@ -258,6 +267,14 @@ struct mtrace_state {
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees, invalid_frees;
+    /* MTRACE_CHECK=heap (runtime/guard.c), decided at start, never changed */
+    int check;                  /* guards, fills and the quarantine are on */
+    size_t check_every, check_calls;    /* MTRACE_CHECK_EVERY=N: a whole check every N calls */
+    size_t heap_errors;         /* damaged blocks reported */
+    size_t (*libc_usable)(void *);      /* the C library's malloc_usable_size */
+    struct mtrace_held *held;   /* the quarantine: a ring of `held_cap` (mapped at its first block), */
+    size_t held_cap, held_first, held_n;    /* ...the oldest's slot, the blocks in it, */
+    size_t held_bytes, held_budget;     /* ...their bytes (the C library's), MTRACE_QUARANTINE */
     size_t freed_max;           /* MTRACE_FREED_MAX: tombstones kept per table */
     char *path;                 /* MTRACE_PATHMAX bytes, and buf (level 1): mapped at
                                    start (not in the state: the one-line use would

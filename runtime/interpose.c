@@ -12,7 +12,11 @@
    allocated) is closed or moved, and an address handed out there erases
    the tombstone it may have left, so that freeing it later is not taken
    for a double free.  A static binary gets the C library's own functions
-   instead; see mtrace_init. */
+   instead; see mtrace_init.  Under the heap check (runtime/guard.c) they
+   keep the guards true too: a checked block freed or resized here is
+   checked and moved as a traced call would, any other block goes to the
+   C library as it is, and malloc_usable_size answers a checked block's
+   requested size. */
 #ifdef MTRACE_INTERPOSE
 MTRACE_LIBC(void *, mtrace_sym_malloc, (size_t), malloc);
 MTRACE_LIBC(void, mtrace_sym_free, (void *), free);
@@ -62,20 +66,44 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
     struct mtrace_table *heir;
     if (p && __atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY && mtrace_lock_ready()) {
         b = mtrace_lookup(&mt.heap, (uintptr_t)p, &heir);
-        if (mtrace_live(b) && heir == &mt.heap)
-            return mtrace_move(heir, b, p, n, 0, 0, '>');
+        /* (a forked child's inherited block, the check on: checked, it must move) */
+        if (mtrace_live(b) && (heir == &mt.heap || mt.check))
+            return mtrace_move(heir, b, p, n, 0, 0, '+');
         if (mtrace_live(b))     /* a forked child's inherited block: code we do not see has it */
             mtrace_erase(heir, b);
         mtrace_unlock();
     }
-    return mtrace_forget(mtrace_libc_realloc(p, n));
+    return mtrace_forget(mt.check ? mtrace_guard_libc_realloc(p, n) : mtrace_libc_realloc(p, n));
 }
 
 MTRACE_API void mtrace_sym_free(void *p)
 {
-    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY)
-        mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0, 0);
-    mtrace_libc_free(p);
+    if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY
+        && !mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0, 0))
+        return;                 /* a checked block: checked, and held */
+    mtrace_give_back(p);
+}
+
+/* malloc_usable_size, traced code's and the rest's: under the heap check,
+   a checked block's size is the one asked for (a program may write up to
+   what this says: the guards must start there); else the C library's. */
+MTRACE_API size_t mtrace_sym_usable_size(void *p) MTRACE_SYM_(malloc_usable_size);
+MTRACE_API size_t mtrace_sym_usable_size(void *p)
+{
+    struct mtrace_block *b;
+    struct mtrace_table *heir;
+    size_t n;
+    if (p && mt.check && mtrace_lock_ready()) {
+        b = mtrace_lookup(&mt.heap, (uintptr_t)p, &heir);
+        n = mtrace_b_size(b);
+        if (mtrace_live(b)) {
+            mtrace_unlock();
+            return n;
+        }
+        mtrace_unlock();
+    }
+    n = mtrace_marked_size(p);
+    return n != (size_t)-1 ? n : mtrace_libc_usable_size(p);
 }
 
 /* The aligned ones too: glibc serves them without its malloc, so an

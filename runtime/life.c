@@ -167,7 +167,7 @@ static void mtrace_fork_child(void)
     mt.nids = mt.nsids = 0;
     for (i = 0; i < mt.nsegs; i++)
         mt.segs[i].written = 0;
-    mt.double_frees = mt.invalid_frees = 0;
+    mt.double_frees = mt.invalid_frees = mt.heap_errors = 0;   /* (the quarantine stays: a copy) */
     mt.total = mt.max = mt.nr = mt.peak_no = mt.peak_recno = 0;
     mt.recno_text[0] = '0';
     mt.recno_len = 1;
@@ -303,6 +303,7 @@ static void mtrace_init(void)
     mtrace_read_freed_max();
     mtrace_read_depth();
     mtrace_read_modes();
+    mtrace_read_check();
     mtrace_grow_sites();
     mtrace_grow_dir(&mt.heap);
     mtrace_publish();
@@ -349,6 +350,11 @@ static int mtrace_final_report(void)
     if (mtrace_getpid() != mt.pid) {
         mtrace_unlock();
         return -1;
+    }
+    if (mt.check) {             /* every block, live and held: all reported, none stops */
+        mtrace_check_all(0, 0, "found at exit", 0);
+        if (!mtrace_lock_traced())
+            return -1;
     }
     __atomic_store_n(&mt.state, MTRACE_DONE, __ATOMIC_RELEASE);
     rss = mtrace_rss();

@@ -694,6 +694,33 @@ static int mtrace_after_destructors(void (*fn)(void))
    linked).  dlopen is reached through it, never named (see below). */
 extern void *mtrace_dlsym(void *, const char *) MTRACE_SYM_(dlsym) __attribute__((weak));
 
+#ifdef MTRACE_INTERPOSE
+/* The C library's malloc_usable_size, beneath the process's, which is
+   ours (runtime/interpose.c): the next definition after this object's
+   (dlsym's RTLD_NEXT), found at the first call; where the loader cannot
+   say (a static binary), glibc's chunk header read as glibc reads it
+   (the size word before the block, less the header, two words for a
+   block of its own mapping). */
+static size_t mtrace_libc_usable_size(void *p)
+{
+    static size_t (*next)(void *);
+    size_t (*fn)(void *) = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+    size_t head;
+    if (!fn && mtrace_dlsym) {
+        fn = __extension__ (size_t (*)(void *))mtrace_dlsym((void *)-1L /* RTLD_NEXT */, "malloc_usable_size");
+        __atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+    }
+    if (fn)
+        return fn(p);
+    if (!p)
+        return 0;
+    memcpy(&head, (char *)p - sizeof head, sizeof head);
+    return (head & ~(size_t)7) - (head & 2 ? 2 : 1) * sizeof head;
+}
+#else
+#define mtrace_libc_usable_size(p) ((void)(p), (size_t)-1)     /* (no heap check there) */
+#endif
+
 #if defined(__GLIBC__) && !defined(MTRACE_RUNTIME)
 /* One-line use: the copy of the runtime that started registered handlers
    (exit, fork, signals) that point into its own object.  If that object

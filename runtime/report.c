@@ -67,22 +67,24 @@ static char *mtrace_put_bad_place(char *o, char *end, const struct mtrace_place 
     return strcmp(p->func, "main") ? mtrace_put_chain(o, end, c->ret, 0, c->n) : o;
 }
 
-/* A bad free or realloc at `by` (lock held; released here): the error
-   `what`, then for a block (`alloc`, its entry; 0 for none) where it was
-   allocated and (`freed`, 0 for none) first freed; with stacks, the
-   callers of each: the bad call's (`bad`, or walked from its entry
-   point's `frame`), the allocation's and the first free's (their
-   entries' stacks).  Counted in *count.  Aborts, unless told to continue
-   (MTRACE_DOUBLE_FREE). */
-static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned alloc, unsigned freed,
-                            const struct mtrace_chain *bad, const uintptr_t *frame, size_t *count)
+/* A bad call at `by` (lock held; released here): the error `what`, then
+   for a block (`alloc`, its entry; 0 for none) where it was allocated and
+   (`freed`, 0 for none) where it was freed (`freed_note`); with stacks,
+   the callers of each: the bad call's (`bad`, or walked from its entry
+   point's `frame`), the allocation's and the free's (their entries'
+   stacks).  `by` 0: no call made it (the heap check at exit): the error
+   stands at the allocation's place, as a leak record does.  Counted in
+   *count.  Aborts when `stop` says so. */
+static void mtrace_bad_report(struct mtrace_site *by, const char *what, unsigned alloc, unsigned freed,
+                              const char *freed_note, const struct mtrace_chain *bad, const uintptr_t *frame,
+                              size_t *count, int stop)
 {
     char msg[3 * MTRACE_NAMEMAX + 3 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
     struct mtrace_place place[3];
     struct mtrace_chain chain[3];
     uintptr_t addrs[3 * MTRACE_MAXDEPTH + 3];
     unsigned i, n = 0;
-    mtrace_get_place(&place[0], mtrace_site_index(by));
+    mtrace_get_place(&place[0], by ? mtrace_site_index(by) : alloc);
     mtrace_get_place(&place[1], alloc);
     mtrace_get_place(&place[2], freed);
     mtrace_get_frames(&chain[1], alloc);
@@ -90,7 +92,9 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
     (*count)++;
     mtrace_ring_drain();
     mtrace_unlock();
-    if (bad)
+    if (!by)
+        chain[0] = chain[1];
+    else if (bad)
         chain[0] = *bad;
     else if (frame && mt.depth > 1)
         mtrace_walk(&chain[0], frame, by, msg);
@@ -107,14 +111,23 @@ static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned a
     for (i = 0; i < 3; i++)
         mtrace_place_path(&place[i]);
     o = mtrace_put_bad_place(o, end, &place[0], "error", what, &chain[0]);
-    if (alloc)
+    if (alloc && by)
         o = mtrace_put_bad_place(o, end, &place[1], "note", "the block was allocated here", &chain[1]);
     if (freed)
-        o = mtrace_put_bad_place(o, end, &place[2], "note", "and first freed here", &chain[2]);
+        o = mtrace_put_bad_place(o, end, &place[2], "note", freed_note, &chain[2]);
     mtrace_write_all(2, msg, (size_t)(o - msg));
     mtrace_pending.call = 0;            /* the abort is ours: no "died in" note */
-    if (!mt.keep_going)
+    if (stop)
         abort();
+}
+
+/* A bad free or realloc at `by` (lock held; released here): see
+   mtrace_bad_report.  Aborts, unless told to continue
+   (MTRACE_DOUBLE_FREE). */
+static void mtrace_bad_call(struct mtrace_site *by, const char *what, unsigned alloc, unsigned freed,
+                            const struct mtrace_chain *bad, const uintptr_t *frame, size_t *count)
+{
+    mtrace_bad_report(by, what, alloc, freed, "and first freed here", bad, frame, count, !mt.keep_going);
 }
 
 /* A second free (or realloc) of traced block b, a tombstone (lock held;
@@ -487,6 +500,9 @@ static int mtrace_report(void)
     if (mt.invalid_frees)
         MTRACE_OUT("%s*** MTRACE: %lu invalid free%s ignored\n", who,
                (unsigned long)mt.invalid_frees, mt.invalid_frees > 1 ? "s" : "");
+    if (mt.heap_errors)
+        MTRACE_OUT("%s*** MTRACE: %lu damaged block%s reported (MTRACE_CHECK=heap)\n", who,
+                   (unsigned long)mt.heap_errors, mt.heap_errors > 1 ? "s" : "");
     if (mt.double_frees)
         MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
@@ -497,6 +513,8 @@ static int mtrace_report(void)
 #undef MTRACE_ROOM
     mtrace_write_all(2, out, (size_t)(o - out));
     mtrace_unpages(out, cap);
+    if (mt.heap_errors)         /* damaged blocks (MTRACE_CHECK=heap) */
+        return 1;
     return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
 }
 

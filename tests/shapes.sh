@@ -191,7 +191,7 @@ check "vendored: no warning in either traced build" test ! -s "$V/one.cc" -a ! -
 nm -D --defined-only "$TOP/libmtrace.so" | awk '{print $3}' | LC_ALL=C sort > "$TMP/exports"
 cp "$TOP/tests/packaging/exports.expected" "$TMP/exports.expected"     # (one list: libmtrace.map's)
 [ -n "$ASAN" ] && grep -v -x -e calloc -e free -e malloc -e realloc -e memalign -e aligned_alloc -e posix_memalign \
-    -e valloc -e pvalloc "$TMP/exports.expected" > "$TMP/e" && mv "$TMP/e" "$TMP/exports.expected"
+    -e valloc -e pvalloc -e malloc_usable_size "$TMP/exports.expected" > "$TMP/e" && mv "$TMP/e" "$TMP/exports.expected"
 [ -n "$ASAN" ] && grep -v -e '^_' -e '^__' "$TMP/exports" > "$TMP/e" && mv "$TMP/e" "$TMP/exports"
 same "libmtrace.so: exports exactly mtrace_*, pmtrace and the allocator's names (and the exits it flushes for)" "$TMP/exports.expected" "$TMP/exports"
 
