@@ -54,7 +54,7 @@ for use in one lib; do
         build $e $level $use
         check "$use use, level $level: heap.c builds without a warning" test -x $e -a ! -s $e.cc
         hc $e clean
-        check "$use use, level $level: clean run (usable size, fills, calloc, realloc shrink/grow, aligned, getline, asprintf, a library's blocks): no report, status 0" \
+        check "$use use, level $level: clean run (usable size, new and freed fills, calloc, realloc shrink/grow, always moved, aligned, pvalloc's whole pages, getline, asprintf, a library's blocks): no report, status 0" \
             bash -c "rc $e.clean 0 2> /dev/null; test \"\$(cat $e.clean.rc)\" = 0 && grep -q 'clean done' $e.clean.out && ! grep -qE 'written|error' $e.clean.err"
         hc $e past
         has "$use use, level $level: 1 byte past the usable size, found at the free" $e.past.err \
@@ -106,6 +106,8 @@ check "MTRACE_CHECK_EVERY unset: a damaged live block waits for its free" \
 hc $e freed
 check "the default quarantine (4M) holds the block to the end: found at exit" \
     grep -q "written after it was freed, bytes 8-11 (found at exit)" $e.freed.err
+hc $e freed MTRACE_QUARANTINE=0
+check "MTRACE_QUARANTINE=0: nothing held, a write after free not seen (limits.md)" bash -c "quiet $e.freed && rc $e.freed 0"
 hc $e past MTRACE_CHECK=
 check "without MTRACE_CHECK: nothing checked, nothing reported" bash -c "quiet $e.past && rc $e.past 0"
 hc $e clean MTRACE_CHECK=heaps
@@ -169,6 +171,24 @@ if $CC -g -O0 -fsanitize=address heap.c plain.c -o asan -lpthread 2> asan.cc; th
     check "ASan and mtrace: the same block (allocated at heap.c:$(L past-alloc))" \
         bash -c "sed -n '/allocated by thread/,/^\$/p' asan.err | grep -q 'heap.c:$(L past-alloc)' && grep -q 'heap.c:$(L past-alloc): note: the block was allocated here' heap.one.1.past.err"
 fi
+
+# --- the guide's example (doc/guide.md, "The heap check"): examples/offbyone.c
+# built as pkg-config builds it, its expected lines written from the guide
+cp "$TOP/examples/offbyone.c" .
+sed 's/strlen(t) + 1/strlen(t) + 2/' offbyone.c > fixed.c
+for x in offbyone fixed; do
+    $CC -g -O0 -DMTRACE=1 -DMTRACE_LIB -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -include "$TOP/mtrace.h" \
+        $x.c -o $x -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace 2> /dev/null
+done
+(MTRACE=$S/offbyone.plain.trace ./offbyone > offbyone.plain.out 2> offbyone.plain.err; echo $? > offbyone.plain.rc)
+check "guide: offbyone.c without the check: it runs, mtrace sees nothing wrong, status 0" \
+    bash -c "rc offbyone.plain 0 && grep -qx 'hello world!' offbyone.plain.out && ! grep -qE 'written|error:' offbyone.plain.err"
+(MTRACE=$S/offbyone.trace MTRACE_CHECK=heap ./offbyone > offbyone.out 2> offbyone.err; echo $? > offbyone.rc) 2> /dev/null
+check "guide: offbyone.c under the check: the write past the end at the free, the block's allocation in join, status 134" \
+    bash -c "grep -qxF 'offbyone.c:20: error: 1 byte written past the end of a 12-byte block (found at this free) (in main)' offbyone.err && grep -qxF 'offbyone.c:11: note: the block was allocated here (in join)' offbyone.err && rc offbyone 134"
+(MTRACE=$S/fixed.trace MTRACE_CHECK=heap ./fixed > fixed.out 2> fixed.err; echo $? > fixed.rc)
+check "guide: the fix under the check: hello world!, no memory leaks, status 0" \
+    bash -c "grep -qx 'hello world!' fixed.out && grep -qxF '*** MTRACE: No memory leaks' fixed.err && quiet fixed && rc fixed 0"
 
 # --- no false report on real workloads: the benchmarks' checksums, checked and not
 ok=1

@@ -49,7 +49,7 @@ static void aligned(void)
     EXPECT(q && (uintptr_t)q % page == 0);
     free(q);
     q = pvalloc(10);
-    EXPECT(q && (uintptr_t)q % page == 0 && malloc_usable_size(q) >= 10);
+    EXPECT(q && (uintptr_t)q % page == 0 && malloc_usable_size(q) == page);
     memset(q, 4, malloc_usable_size(q));
     free(q);
 }
@@ -96,16 +96,19 @@ static void clean(void)
 {
     char *a = malloc(40), *b = malloc(64), *c = calloc(10, 8), *r;
     size_t i, zeros = 0;
+    uintptr_t moved;
     EXPECT(malloc_usable_size(a) == 40);
     memset(a, 1, malloc_usable_size(a));
     for (i = 0; i < 64; i++)
-        zeros += b[i] == 0;
-    EXPECT(zeros == 0);
+        zeros += b[i] == (char)0xBE;                /* a new block: the fill */
+    EXPECT(zeros == 64);
     for (i = 0; i < 80; i++)
         EXPECT(c[i] == 0);
     r = malloc(100);
     memset(r, 2, 100);
-    r = realloc(r, 10);
+    moved = (uintptr_t)r;
+    r = realloc(r, 10);                             /* a checked block always moves */
+    EXPECT((uintptr_t)r != moved);
     memset(r, 3, 10);
     r = realloc(r, 1000);
     for (i = 0; i < 10; i++)
@@ -123,6 +126,10 @@ static void clean(void)
     library();
     free(strdup("a copy"));
     free(strndup("a longer copy", 4));
+    keep = malloc(16);                              /* a freed block, held: the fill */
+    memset(keep, 9, 16);
+    free(keep);
+    EXPECT(keep[0] == (char)0xDF && keep[15] == (char)0xDF);
 }
 
 static void *churn(void *arg)
