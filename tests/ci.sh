@@ -14,6 +14,13 @@ for level in 1 2 3; do
     $CC $CFLAGS_T -O0 -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" cache.c -o "$TMP/cache$level" \
         -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
 done
+# the levels are 0 to 3 (doc/guide.md, Levels): any other value stops the
+# compile at the header's #error, not a build that half works
+for level in -1 4; do
+    $CC -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" -c cache.c -o "$TMP/level$level.o" 2> "$TMP/level$level.cc"
+    check "-DMTRACE=$level: no object" test ! -e "$TMP/level$level.o"
+    has "-DMTRACE=$level: the header's error" "$TMP/level$level.cc" "mtrace: MTRACE must be 0, 1, 2 or 3"
+done
 # run NAME LEVEL [VAR=value...]: runs cacheLEVEL in $TMP with the variables;
 # stdout, stderr, status in $TMP/NAME.{out,err,rc}
 run() {
