@@ -124,6 +124,25 @@ has "pool: a double free after the range's bucket grew is still seen (MTRACE_FRE
 run poolok pool
 has "pool: the leaked pool block is reported" poolok.err "pool.c:$ls: error: 16 bytes in 1 block leaked here"
 check "pool: no double free without it" sh -c "! grep -q 'double free' '$TMP/poolok.err'"
+# a pool that ran dry announces a null block: traced like a malloc that
+# returned NULL (mtrace(7)), no block, no leak  [annotate.c:cond:ddb5a6ee]
+cat > pooldry.c <<'EOT'
+#include <stdlib.h>
+static void *get(size_t n)
+{
+    void *p = NULL;                     /* nothing left */
+    MTRACE_MALLOCLIKE(p, n);
+    return p;
+}
+int main(void)
+{
+    return get(100) != NULL;
+}
+EOT
+MTRACE_LEVEL=1 build pooldry
+run pooldry pooldry
+check "pool: a null block announced is no block: no leak, exit status 0" rc pooldry 0
+has "pool: ... No memory leaks" pooldry.err "*** MTRACE: No memory leaks"
 if command -v addr2line > /dev/null; then
     run pooldepth pool MTRACE_DEPTH=4
     has "pool with MTRACE_DEPTH=4: the leak's callers are shown" pooldepth.err "note: called from outer"
