@@ -7,7 +7,8 @@
 # 8300 bytes, at record 2.  Last, the project's own CI: the mutation
 # check's list still fits the source (tests/mutate/run.sh --check), and
 # its generator (tests/mutate/gen.py) makes each kind of mutant by its
-# rule from a small C file, and none where the rules say none.
+# rule from a small C file, and none where the rules say none; and the
+# runtime compiles without a warning under gcc and clang.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/ci" || exit 2
 for level in 1 2 3; do
@@ -236,6 +237,16 @@ has "gen.py: equal lines told apart (nth: 2)" "$TMP/gen/flat" "stmt$T    n++;$T 
 sed '1a /* one line more */' "$TMP/gen/snip.c" > "$TMP/gen/snip.tmp" && mv "$TMP/gen/snip.tmp" "$TMP/gen/snip.c"
 gen_flat "$TMP/gen" "$TMP/gen/ids2" > /dev/null
 same "gen.py: the same ids when the lines move" "$TMP/gen/ids" "$TMP/gen/ids2"
+
+# the runtime compiles without a warning under gcc and clang (the flags of
+# the Makefile's build, the analysis only): a variable read before it is
+# set (clang's -Wuninitialized) is code that may do anything  [callers.c:stmt:efd338eb]
+for cc in gcc clang; do
+    command -v $cc > /dev/null || { fail "$cc is not installed (tests/setup.sh)"; continue; }
+    (cd "$TOP" && $cc -fsyntax-only -Wall -Wextra -DMTRACE_RUNTIME mtrace.c) > "$TMP/warn-$cc" 2>&1
+    check "the runtime: no warning from $cc -Wall -Wextra" test ! -s "$TMP/warn-$cc"
+    [ -s "$TMP/warn-$cc" ] && head -5 "$TMP/warn-$cc" | sed 's/^/     /'
+done
 
 # every entry of tests/mutate/mutants.txt still finds its text once in its
 # file: code reformatted or moved fails here, at once, not as STALE at the
