@@ -35,6 +35,43 @@ json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)"
 # line_of FILE MARKER: the line number of the line with MARKER
 line_of() { grep -n -- "$2" "$1" | head -n 1 | cut -d: -f1; }
 
+# --- malloc called from code mtrace does not see (a library built without
+#     it) keeps the C library's contract for sizes no allocator can give:
+#     NULL and ENOMEM, never the tracer's own memory (the runtime's probe
+#     for its interposer asks one of them)  [internal.h:const:296d57e1]
+cat > untraced.c <<'EOT'
+#include <stdlib.h>
+void *untraced_malloc(size_t n)
+{
+    return malloc(n);
+}
+EOT
+cat > huge.c <<'EOT'
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+void *untraced_malloc(size_t n);
+int main(void)
+{
+    static const size_t below[] = { 4097, 4096, 4095, 4094, 1 };
+    unsigned i;
+    for (i = 0; i < sizeof below / sizeof below[0]; i++) {
+        void *p;
+        errno = 0;
+        p = untraced_malloc((size_t)0 - below[i]);
+        printf("SIZE_MAX + 1 - %zu: %s\n", below[i], !p && errno == ENOMEM ? "NULL, ENOMEM" : "a block");
+    }
+    return 0;
+}
+EOT
+$CC $CFLAGS_T -fPIC -shared untraced.c -o "$TMP/libuntraced.so"
+# (as build does, the library after the program's file that needs it)
+$CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" huge.c -o "$TMP/huge" \
+    -L"$TMP" -Wl,-rpath,"$TMP" -luntraced -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+run huge huge
+for k in 4097 4096 4095 4094 1; do echo "SIZE_MAX + 1 - $k: NULL, ENOMEM"; done > huge.expected
+same "untraced malloc of sizes near SIZE_MAX: NULL and ENOMEM, each" huge.expected huge.out
+
 # --- the peak is the FIRST record that reaches it: a 0-byte block first
 #     (total 0, no peak), then 100 bytes twice  [peak-first-record]
 cat > peak.c <<'EOT'
