@@ -161,6 +161,14 @@ has "the same report twice: one site unchanged" gate_same.out "(1 site unchanged
 run gate_none g0.json g10p.json
 check "no --fail-on-increase: exit 0 whatever grew" rc gate_none 0
 has "a name escaped byte by byte (\\u00c3\\u00a9) is read as its bytes (UTF-8 e-acute)" gate_none.out "fé a b.c:7"
+# a code point above 0xff is a character (RFC 8259): UTF-8, its 2, 3 and 4
+# bytes (a surrogate pair), the same site as the name written plain
+sed 's/"f\\u00c3\\u00a9"/"\\u0101\\u4e2d\\ud83d\\ude00"/' g0.json > gu.json
+sed 's/"f\\u00c3\\u00a9"/"ā中😀"/' g10p.json > gu8.json
+run gate_utf gu.json gu8.json
+has "a name escaped by code point (\\u0101\\u4e2d, a surrogate pair) is read as UTF-8: one site" \
+    gate_utf.out "ā中😀 a b.c:7"
+hasnt "... not two (new, gone)" gate_utf.out "(new)"
 run gate_real --fail-on-increase=242 a.json b.json
 run gate_real2 --fail-on-increase=539 a.json b.json
 check "gate on the real runs: peak +242.7% fails 242, passes 539 (leaks +538.5%)" \
