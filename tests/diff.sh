@@ -253,6 +253,24 @@ run notail a.trace notail.trace
 has "a trace without its tail: the warning" notail.err "warning: trace is truncated (no gnuplot tail)"
 same "a trace without its tail: the same table" json.out notail.out
 
+# --- --html=FILE, two traces: the page's memory over time (its data, read
+#     without a browser): each run's highest stretch is its peak, the
+#     tracer's own peak_bytes (the JSON report of the same run), and no
+#     stretch's low is above its high
+run hseries --html=series.html a.trace b.trace
+python3 - series.html a.json b.json > series.check <<'EOT'
+import json, sys
+page, dec = open(sys.argv[1]).read(), json.JSONDecoder()
+at = [i + len('"series":') for i in range(len(page)) if page.startswith('"series":', i)]
+runs = [dec.raw_decode(page, i)[0] for i in at]
+for series, report in zip(runs, sys.argv[2:]):
+    peak = json.load(open(report))["peak_bytes"]
+    print(max(series["hi"]), series["peak"]["bytes"], peak,
+          all(lo <= hi for lo, hi in zip(series["lo"], series["hi"])), len(series["lo"]) == len(series["hi"]))
+EOT
+printf '749 749 749 True True\n2567 2567 2567 True True\n' > series.expected
+same "--html, two traces: each run's series peaks at its peak_bytes, lows under highs" series.expected series.check
+
 # --- --html=FILE: the page, in headless Chromium
 # page NAME KIND TEXT GROWN SHRUNK NEW GONE SEARCH STACKS HOSTILE: what the
 # page must show (tests/diff/page.js), from mtrace-diff's own output TEXT;
