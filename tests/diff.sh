@@ -209,6 +209,8 @@ printf '{"mtrace_report": 2, "peak_bytes": -5, "leaked_bytes": 0, "sites": []}\n
 printf '{"mtrace_report": 2, "peak_bytes": 5, "leaked_bytes": 0, "sites": [], "s": "a\001"}\n' > ctl.json
 printf '{"mtrace_report": 2, "x": "\\q"}\n' > esc.json
 python3 -c "print('{\"mtrace_report\": 2, \"x\": ' + '[' * 100000 + ']' * 100000 + '}')" > deep.json
+printf '{"mtrace_report": 2, "x": @}\n' > novalue.json
+printf '{"mtrace_report": 2, "x": -}\n' > minus.json
 printf 'hello\n' > hello.txt
 head -c 100000 /dev/urandom > random.bin
 sed 's/^+ 1 0 16 16/+ 1 0 17 16/' a.trace > badrec.trace
@@ -232,6 +234,8 @@ bad "a control character in a string" ctl.json "mtrace-diff: ctl.json:1: invalid
 bad "an unknown escape" esc.json "mtrace-diff: esc.json:1: invalid JSON: unknown escape in a string"
 bad "JSON nested 100000 deep: refused, no stack overflow" deep.json \
     "mtrace-diff: deep.json:1: JSON nested deeper than 16 levels"
+bad "no value where one must be" novalue.json "mtrace-diff: novalue.json:1: invalid JSON: expected a value, found '@'"
+bad "a minus sign and no digit" minus.json "mtrace-diff: minus.json:1: invalid JSON: expected a value, found '}'"
 bad "text that is neither" hello.txt "mtrace-diff: hello.txt:1: neither a JSON report nor a trace (no trace record)" a.trace
 bad "random bytes" random.bin \
     "mtrace-diff: random.bin:1: not a trace record (only the last two lines may be other text)" a.trace
