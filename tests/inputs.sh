@@ -132,6 +132,10 @@ check "the modes' own values, or empty: no warning" sh -c "! grep -q warning '$T
 run threads MTRACE_LEAK_CHECK=reachable -- threads 4
 check "reachable mode, 4 threads running at exit: a note says the scan may over-count" once threads \
     "*** MTRACE: note: 4 other threads were still running at exit: what only they held counts as still reachable, and the scan of their stacks may over-count"
+# ten threads in all: the count is read as the decimal it is (/proc's "Threads:")
+run threads9 MTRACE_LEAK_CHECK=reachable -- threads 9
+check "reachable mode, 9 threads running at exit: counted (9, a two-digit total)" once threads9 \
+    "*** MTRACE: note: 9 other threads were still running at exit: what only they held counts as still reachable, and the scan of their stacks may over-count"
 run thread1 MTRACE_LEAK_CHECK=reachable -- threads 1
 check "reachable mode, 1 thread running at exit: the note in the singular" once thread1 \
     "*** MTRACE: note: 1 other thread was still running at exit: what only it held counts as still reachable, and the scan of its stack may over-count"
