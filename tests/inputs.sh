@@ -128,6 +128,12 @@ run modesok MTRACE_DOUBLE_FREE=continue MTRACE_LEAK_CHECK=reachable
 run modesempty MTRACE_DOUBLE_FREE= MTRACE_LEAK_CHECK=
 check "the modes' own values, or empty: no warning" sh -c "! grep -q warning '$TMP/modesok.err' && ! grep -q warning '$TMP/modesempty.err'"
 
+# --- a relative name from the root directory: the JSON report's "trace" is
+#     the file's absolute path (doc/report-json.md), "/" once, not "//"
+(cd / && MTRACE="${TMP#/}/root.trace" MTRACE_REPORT="${TMP#/}/root.json" timeout 5 "$B/inputs1" > /dev/null 2>&1)
+check "run from /, MTRACE relative: JSON trace is the absolute path, one leading /" \
+    test "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trace"])' "$TMP/root.json" 2>&1)" = "$TMP/root.trace"
+
 # --- 6. the reachability scan with threads still running at exit
 run threads MTRACE_LEAK_CHECK=reachable -- threads 4
 check "reachable mode, 4 threads running at exit: a note says the scan may over-count" once threads \
