@@ -161,6 +161,26 @@ has "pool: a double free after the range's bucket grew is still seen (MTRACE_FRE
 run poolok pool
 has "pool: the leaked pool block is reported" poolok.err "pool.c:$ls: error: 16 bytes in 1 block leaked here"
 check "pool: no double free without it" sh -c "! grep -q 'double free' '$TMP/poolok.err'"
+# MTRACE_DOUBLE_FREE=continue: the program goes on traced after the report
+# (which names its places while the program runs): a block leaked after it
+# is reported  [names.c:stmt:2ac963e5]
+cat > after.c <<'EOT'
+#include <stdlib.h>
+char *keep;
+int main(void)
+{
+    char *p = malloc(8);
+    free(p);
+    free(p);                            /* TWICE */
+    keep = malloc(21);                  /* AFTER */
+    keep = 0;
+    return 0;
+}
+EOT
+build after
+run after after MTRACE_DOUBLE_FREE=continue
+has "continue: the double free reported" after.err "after.c:$(line_of after.c TWICE): error: double free of a block (in main)"
+has "continue: a block leaked after it is still traced" after.err "after.c:$(line_of after.c AFTER): error: 21 bytes in 1 block leaked here (in main)"
 # a pool that ran dry announces a null block: traced like a malloc that
 # returned NULL (mtrace(7)), no block, no leak  [annotate.c:cond:ddb5a6ee]
 cat > pooldry.c <<'EOT'
