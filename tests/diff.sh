@@ -274,6 +274,14 @@ for series, report in zip(runs, sys.argv[2:]):
 EOT
 printf '749 749 749 True True\n2567 2567 2567 True True\n' > series.expected
 same "--html, two traces: each run's series peaks at its peak_bytes, lows under highs" series.expected series.check
+# at most 2048 stretches a run (doc/mtrace-diff.md): a trace of 2049 records
+# (one a stretch until then) too
+python3 -c 'print("@ 1 f f.c 1"); [print(("+ 1 %d 16 16 1" if i % 2 == 0 else "- 1 %d 0 0 1") % i) for i in range(2049)]' > r2049.trace
+run hlong --html=long.html r2049.trace r2049.trace
+check "--html, 2049 records: at most 2048 stretches" test "$(python3 -c '
+import json, sys
+page = open(sys.argv[1]).read()
+print(len(json.JSONDecoder().raw_decode(page, page.index("\"series\":") + 9)[0]["hi"]))' long.html)" -le 2048
 
 # --- --html=FILE: the page, in headless Chromium
 # page NAME KIND TEXT GROWN SHRUNK NEW GONE SEARCH STACKS HOSTILE: what the
