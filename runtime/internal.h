@@ -304,7 +304,12 @@ struct mtrace_state {
 
 /* A size no C library can allocate: the process's malloc, when it is our
    interposer, answers it with the state's address (see
-   mtrace_probe_interposer). */
+   mtrace_probe_interposer), but only when errno is MTRACE_WHO_ERRNO
+   too, which the probe sets and no C library does: a program's own
+   malloc((size_t)-4096) gets NULL and ENOMEM, as from the C library,
+   never the tracer's memory.  (errno: the one place every copy of the
+   runtime in a process shares without a symbol of its own.) */
 #define MTRACE_WHO_ASKS ((size_t)-1 - 4095)
+#define MTRACE_WHO_ERRNO 0x6d747263     /* "mtrc" */
 
 #endif

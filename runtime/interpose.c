@@ -48,7 +48,7 @@ static void *mtrace_forget(void *p)
 
 MTRACE_API void *mtrace_sym_malloc(size_t n)
 {
-    if (n == MTRACE_WHO_ASKS)           /* see mtrace_probe_interposer */
+    if (n == MTRACE_WHO_ASKS && errno == MTRACE_WHO_ERRNO)  /* see mtrace_probe_interposer */
         return (void *)&mt;
     return mtrace_forget(mtrace_libc_malloc(n));
 }

@@ -217,6 +217,7 @@ static int mtrace_probe_interposer(void)
     void *who;
     if (mtrace_under_sanitizer())   /* its malloc is the process's, and it aborts */
         return 1;                   /* at a size it cannot allocate: not ours */
+    errno = MTRACE_WHO_ERRNO;
     who = probe(MTRACE_WHO_ASKS);
     errno = saved;
     if (who && who != (void *)&mt) {

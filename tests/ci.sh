@@ -8,12 +8,20 @@
 # check's list still fits the source (tests/mutate/run.sh --check), and
 # its generator (tests/mutate/gen.py) makes each kind of mutant by its
 # rule from a small C file, and none where the rules say none; convert/'s
-# folders use one another one way (tests/ci/folders.py).
+# folders use one another one way (tests/ci/folders.py); and the runtime
+# compiles without a warning under gcc and clang.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP/tests/ci" || exit 2
 for level in 1 2 3; do
     $CC $CFLAGS_T -O0 -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" cache.c -o "$TMP/cache$level" \
         -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+done
+# the levels are 0 to 3 (doc/guide.md, Levels): any other value stops the
+# compile at the header's #error, not a build that half works
+for level in -1 4; do
+    $CC -DMTRACE=$level -DMTRACE_LIB -include "$TOP/mtrace.h" -c cache.c -o "$TMP/level$level.o" 2> "$TMP/level$level.cc"
+    check "-DMTRACE=$level: no object" test ! -e "$TMP/level$level.o"
+    has "-DMTRACE=$level: the header's error" "$TMP/level$level.cc" "mtrace: MTRACE must be 0, 1, 2 or 3"
 done
 # run NAME LEVEL [VAR=value...]: runs cacheLEVEL in $TMP with the variables;
 # stdout, stderr, status in $TMP/NAME.{out,err,rc}
@@ -230,6 +238,16 @@ has "gen.py: equal lines told apart (nth: 2)" "$TMP/gen/flat" "stmt$T    n++;$T 
 sed '1a /* one line more */' "$TMP/gen/snip.c" > "$TMP/gen/snip.tmp" && mv "$TMP/gen/snip.tmp" "$TMP/gen/snip.c"
 gen_flat "$TMP/gen" "$TMP/gen/ids2" > /dev/null
 same "gen.py: the same ids when the lines move" "$TMP/gen/ids" "$TMP/gen/ids2"
+
+# the runtime compiles without a warning under gcc and clang (the flags of
+# the Makefile's build, the analysis only): a variable read before it is
+# set (clang's -Wuninitialized) is code that may do anything  [callers.c:stmt:efd338eb]
+for cc in gcc clang; do
+    command -v $cc > /dev/null || { fail "$cc is not installed (tests/setup.sh)"; continue; }
+    (cd "$TOP" && $cc -fsyntax-only -Wall -Wextra -DMTRACE_RUNTIME mtrace.c) > "$TMP/warn-$cc" 2>&1
+    check "the runtime: no warning from $cc -Wall -Wextra" test ! -s "$TMP/warn-$cc"
+    [ -s "$TMP/warn-$cc" ] && head -5 "$TMP/warn-$cc" | sed 's/^/     /'
+done
 
 # every entry of tests/mutate/mutants.txt still finds its text once in its
 # file: code reformatted or moved fails here, at once, not as STALE at the

@@ -161,6 +161,14 @@ has "the same report twice: one site unchanged" gate_same.out "(1 site unchanged
 run gate_none g0.json g10p.json
 check "no --fail-on-increase: exit 0 whatever grew" rc gate_none 0
 has "a name escaped byte by byte (\\u00c3\\u00a9) is read as its bytes (UTF-8 e-acute)" gate_none.out "fé a b.c:7"
+# a code point above 0xff is a character (RFC 8259): UTF-8, its 2, 3 and 4
+# bytes (a surrogate pair), the same site as the name written plain
+sed 's/"f\\u00c3\\u00a9"/"\\u0101\\u4e2d\\ud83d\\ude00"/' g0.json > gu.json
+sed 's/"f\\u00c3\\u00a9"/"ā中😀"/' g10p.json > gu8.json
+run gate_utf gu.json gu8.json
+has "a name escaped by code point (\\u0101\\u4e2d, a surrogate pair) is read as UTF-8: one site" \
+    gate_utf.out "ā中😀 a b.c:7"
+hasnt "... not two (new, gone)" gate_utf.out "(new)"
 run gate_real --fail-on-increase=242 a.json b.json
 run gate_real2 --fail-on-increase=539 a.json b.json
 check "gate on the real runs: peak +242.7% fails 242, passes 539 (leaks +538.5%)" \
@@ -201,6 +209,8 @@ printf '{"mtrace_report": 2, "peak_bytes": -5, "leaked_bytes": 0, "sites": []}\n
 printf '{"mtrace_report": 2, "peak_bytes": 5, "leaked_bytes": 0, "sites": [], "s": "a\001"}\n' > ctl.json
 printf '{"mtrace_report": 2, "x": "\\q"}\n' > esc.json
 python3 -c "print('{\"mtrace_report\": 2, \"x\": ' + '[' * 100000 + ']' * 100000 + '}')" > deep.json
+printf '{"mtrace_report": 2, "x": @}\n' > novalue.json
+printf '{"mtrace_report": 2, "x": -}\n' > minus.json
 printf 'hello\n' > hello.txt
 head -c 100000 /dev/urandom > random.bin
 sed 's/^+ 1 0 16 16/+ 1 0 17 16/' a.trace > badrec.trace
@@ -224,6 +234,8 @@ bad "a control character in a string" ctl.json "mtrace-diff: ctl.json:1: invalid
 bad "an unknown escape" esc.json "mtrace-diff: esc.json:1: invalid JSON: unknown escape in a string"
 bad "JSON nested 100000 deep: refused, no stack overflow" deep.json \
     "mtrace-diff: deep.json:1: JSON nested deeper than 16 levels"
+bad "no value where one must be" novalue.json "mtrace-diff: novalue.json:1: invalid JSON: expected a value, found '@'"
+bad "a minus sign and no digit" minus.json "mtrace-diff: minus.json:1: invalid JSON: expected a value, found '}'"
 bad "text that is neither" hello.txt "mtrace-diff: hello.txt:1: neither a JSON report nor a trace (no trace record)" a.trace
 bad "random bytes" random.bin \
     "mtrace-diff: random.bin:1: not a trace record (only the last two lines may be other text)" a.trace
@@ -244,6 +256,32 @@ grep -v '^set \|^plot ' b.trace > notail.trace
 run notail a.trace notail.trace
 has "a trace without its tail: the warning" notail.err "warning: trace is truncated (no gnuplot tail)"
 same "a trace without its tail: the same table" json.out notail.out
+
+# --- --html=FILE, two traces: the page's memory over time (its data, read
+#     without a browser): each run's highest stretch is its peak, the
+#     tracer's own peak_bytes (the JSON report of the same run), and no
+#     stretch's low is above its high
+run hseries --html=series.html a.trace b.trace
+python3 - series.html a.json b.json > series.check <<'EOT'
+import json, sys
+page, dec = open(sys.argv[1]).read(), json.JSONDecoder()
+at = [i + len('"series":') for i in range(len(page)) if page.startswith('"series":', i)]
+runs = [dec.raw_decode(page, i)[0] for i in at]
+for series, report in zip(runs, sys.argv[2:]):
+    peak = json.load(open(report))["peak_bytes"]
+    print(max(series["hi"]), series["peak"]["bytes"], peak,
+          all(lo <= hi for lo, hi in zip(series["lo"], series["hi"])), len(series["lo"]) == len(series["hi"]))
+EOT
+printf '749 749 749 True True\n2567 2567 2567 True True\n' > series.expected
+same "--html, two traces: each run's series peaks at its peak_bytes, lows under highs" series.expected series.check
+# at most 2048 stretches a run (doc/mtrace-diff.md): a trace of 2049 records
+# (one a stretch until then) too
+python3 -c 'print("@ 1 f f.c 1"); [print(("+ 1 %d 16 16 1" if i % 2 == 0 else "- 1 %d 0 0 1") % i) for i in range(2049)]' > r2049.trace
+run hlong --html=long.html r2049.trace r2049.trace
+check "--html, 2049 records: at most 2048 stretches" test "$(python3 -c '
+import json, sys
+page = open(sys.argv[1]).read()
+print(len(json.JSONDecoder().raw_decode(page, page.index("\"series\":") + 9)[0]["hi"]))' long.html)" -le 2048
 
 # --- --html=FILE: the page, in headless Chromium
 # page NAME KIND TEXT GROWN SHRUNK NEW GONE SEARCH STACKS HOSTILE: what the

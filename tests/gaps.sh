@@ -35,6 +35,43 @@ json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)"
 # line_of FILE MARKER: the line number of the line with MARKER
 line_of() { grep -n -- "$2" "$1" | head -n 1 | cut -d: -f1; }
 
+# --- malloc called from code mtrace does not see (a library built without
+#     it) keeps the C library's contract for sizes no allocator can give:
+#     NULL and ENOMEM, never the tracer's own memory (the runtime's probe
+#     for its interposer asks one of them)  [internal.h:const:296d57e1]
+cat > untraced.c <<'EOT'
+#include <stdlib.h>
+void *untraced_malloc(size_t n)
+{
+    return malloc(n);
+}
+EOT
+cat > huge.c <<'EOT'
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+void *untraced_malloc(size_t n);
+int main(void)
+{
+    static const size_t below[] = { 4097, 4096, 4095, 4094, 1 };
+    unsigned i;
+    for (i = 0; i < sizeof below / sizeof below[0]; i++) {
+        void *p;
+        errno = 0;
+        p = untraced_malloc((size_t)0 - below[i]);
+        printf("SIZE_MAX + 1 - %zu: %s\n", below[i], !p && errno == ENOMEM ? "NULL, ENOMEM" : "a block");
+    }
+    return 0;
+}
+EOT
+$CC $CFLAGS_T -fPIC -shared untraced.c -o "$TMP/libuntraced.so"
+# (as build does, the library after the program's file that needs it)
+$CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" huge.c -o "$TMP/huge" \
+    -L"$TMP" -Wl,-rpath,"$TMP" -luntraced -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+run huge huge
+for k in 4097 4096 4095 4094 1; do echo "SIZE_MAX + 1 - $k: NULL, ENOMEM"; done > huge.expected
+same "untraced malloc of sizes near SIZE_MAX: NULL and ENOMEM, each" huge.expected huge.out
+
 # --- the peak is the FIRST record that reaches it: a 0-byte block first
 #     (total 0, no peak), then 100 bytes twice  [peak-first-record]
 cat > peak.c <<'EOT'
@@ -124,6 +161,45 @@ has "pool: a double free after the range's bucket grew is still seen (MTRACE_FRE
 run poolok pool
 has "pool: the leaked pool block is reported" poolok.err "pool.c:$ls: error: 16 bytes in 1 block leaked here"
 check "pool: no double free without it" sh -c "! grep -q 'double free' '$TMP/poolok.err'"
+# MTRACE_DOUBLE_FREE=continue: the program goes on traced after the report
+# (which names its places while the program runs): a block leaked after it
+# is reported  [names.c:stmt:2ac963e5]
+cat > after.c <<'EOT'
+#include <stdlib.h>
+char *keep;
+int main(void)
+{
+    char *p = malloc(8);
+    free(p);
+    free(p);                            /* TWICE */
+    keep = malloc(21);                  /* AFTER */
+    keep = 0;
+    return 0;
+}
+EOT
+build after
+run after after MTRACE_DOUBLE_FREE=continue
+has "continue: the double free reported" after.err "after.c:$(line_of after.c TWICE): error: double free of a block (in main)"
+has "continue: a block leaked after it is still traced" after.err "after.c:$(line_of after.c AFTER): error: 21 bytes in 1 block leaked here (in main)"
+# a pool that ran dry announces a null block: traced like a malloc that
+# returned NULL (mtrace(7)), no block, no leak  [annotate.c:cond:ddb5a6ee]
+cat > pooldry.c <<'EOT'
+#include <stdlib.h>
+static void *get(size_t n)
+{
+    void *p = NULL;                     /* nothing left */
+    MTRACE_MALLOCLIKE(p, n);
+    return p;
+}
+int main(void)
+{
+    return get(100) != NULL;
+}
+EOT
+MTRACE_LEVEL=1 build pooldry
+run pooldry pooldry
+check "pool: a null block announced is no block: no leak, exit status 0" rc pooldry 0
+has "pool: ... No memory leaks" pooldry.err "*** MTRACE: No memory leaks"
 if command -v addr2line > /dev/null; then
     run pooldepth pool MTRACE_DEPTH=4
     has "pool with MTRACE_DEPTH=4: the leak's callers are shown" pooldepth.err "note: called from outer"

@@ -128,10 +128,20 @@ run modesok MTRACE_DOUBLE_FREE=continue MTRACE_LEAK_CHECK=reachable
 run modesempty MTRACE_DOUBLE_FREE= MTRACE_LEAK_CHECK=
 check "the modes' own values, or empty: no warning" sh -c "! grep -q warning '$TMP/modesok.err' && ! grep -q warning '$TMP/modesempty.err'"
 
+# --- a relative name from the root directory: the JSON report's "trace" is
+#     the file's absolute path (doc/report-json.md), "/" once, not "//"
+(cd / && MTRACE="${TMP#/}/root.trace" MTRACE_REPORT="${TMP#/}/root.json" timeout 5 "$B/inputs1" > /dev/null 2>&1)
+check "run from /, MTRACE relative: JSON trace is the absolute path, one leading /" \
+    test "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trace"])' "$TMP/root.json" 2>&1)" = "$TMP/root.trace"
+
 # --- 6. the reachability scan with threads still running at exit
 run threads MTRACE_LEAK_CHECK=reachable -- threads 4
 check "reachable mode, 4 threads running at exit: a note says the scan may over-count" once threads \
     "*** MTRACE: note: 4 other threads were still running at exit: what only they held counts as still reachable, and the scan of their stacks may over-count"
+# ten threads in all: the count is read as the decimal it is (/proc's "Threads:")
+run threads9 MTRACE_LEAK_CHECK=reachable -- threads 9
+check "reachable mode, 9 threads running at exit: counted (9, a two-digit total)" once threads9 \
+    "*** MTRACE: note: 9 other threads were still running at exit: what only they held counts as still reachable, and the scan of their stacks may over-count"
 run thread1 MTRACE_LEAK_CHECK=reachable -- threads 1
 check "reachable mode, 1 thread running at exit: the note in the singular" once thread1 \
     "*** MTRACE: note: 1 other thread was still running at exit: what only it held counts as still reachable, and the scan of its stack may over-count"

@@ -301,6 +301,13 @@ bad "#pool of no site" "2: #pool record: site 2 has no '@' record before it" '@ 
 bad "#pool after the site's blocks" "3: #pool record: site 1 already has blocks" '@ 1 f f.c 1\n+ 1 0 10 10 1\n#pool 1\n'
 bad "#pool syntax" "2: #pool record: expected '#pool ID'" '@ 1 f f.c 1\n#pool 1x\n'
 bad "a # record after the tail" "3: not a trace record (only the last two lines may be other text)" '@ 1 f f.c 1\n+ 1 0 10 10 1\nset x\n#cmd ./p\n'
+# TOTAL at most 2^56 (doc/mtrace2massif.md, Grammar): one byte more is refused
+bad "TOTAL past 2^56" "2: TOTAL 72057594037927937 is beyond any real heap" \
+    '@ 1 f f.c 1\n+ 1 0 72057594037927937 72057594037927937 1\n'
+printf '@ 1 f f.c 1\n+ 1 0 72057594037927936 72057594037927936 1\n' > top.trace
+"$M2M" top.trace -o top.out 2> top.err; echo $? > top.rc
+check "TOTAL of exactly 2^56: converted (exit 0; no tail: only that warning)" \
+    sh -c "test \$(cat top.rc) = 0 -a -s top.out && ! grep -v 'trace is truncated' top.err"
 head -c 20000000 /dev/zero | tr '\0' a > long.trace
 "$M2M" long.trace -o long.out 2> long.err
 check "a 20 MB line: error, memory stays bounded" test $? -eq 1

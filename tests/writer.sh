@@ -24,6 +24,10 @@ norss() { awk '/^[-+<>] / { $6 = "" } /^(set|plot|#time|#clock) / { next } { pri
 w "$TMP/t1" writer1 threads
 printf 'parent: a thread of the program\nparent: mtrace writer\n' > "$TMP/t1.expected"
 same "level 1: the program's thread and the tracer's writer" "$TMP/t1.expected" "$TMP/t1/out"
+# "started after the first record" (mtrace(7)), whatever made it: a pool's
+# annotation as well as a malloc
+w "$TMP/tp" writer1 pool
+same "level 1, a pool's block first: the writer too" "$TMP/t1.expected" "$TMP/tp/out"
 w "$TMP/t2" writer2 threads
 echo 'parent: a thread of the program' > "$TMP/t2.expected"
 same "level 2: no writer (no trace to write)" "$TMP/t2.expected" "$TMP/t2/out"

@@ -3,6 +3,8 @@
 
    writer threads     the names of this process's threads after its first
                       allocation, sorted ("mtrace writer" at level 1)
+   writer pool        the same after a first record that is a pool's
+                      block (MTRACE_MALLOCLIKE), no malloc before it
    writer fork        the same in a forked child, after its own first
                       allocation (no writer there); the parent waits
    writer busy N T    N allocations and frees over 300 sites in T threads,
@@ -89,9 +91,16 @@ static void *busy(void *arg)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "threads";
-    void *first = malloc(10);
+    /* (the pool mode's first record must be the annotation's) */
+    void *first = strcmp(mode, "pool") ? malloc(10) : 0;
     if (!strcmp(mode, "threads"))
         print_threads("parent");
+    else if (!strcmp(mode, "pool")) {
+        static char pool[64];
+        MTRACE_MALLOCLIKE(pool, sizeof pool);
+        print_threads("parent");
+        MTRACE_FREELIKE(pool);
+    }
     else if (!strcmp(mode, "fork")) {
         pid_t pid = fork();
         if (pid == 0) {
