@@ -104,6 +104,21 @@ static MTRACE_HOT unsigned mtrace_freer(struct mtrace_site *d, const struct mtra
     return c && mt.depth > 1 ? mtrace_where(d, c) : mtrace_site_index(d);
 }
 
+/* The records of a realloc that freed block b (`by`) and gave q (0 when
+   realloc(p, 0) freed): b closed ('<'), or, inherited by a forked child
+   (`heir` not the heap's own table), buried without a record; q opened
+   at `site` ('>', or `first` for a child's new block).  Lock held. */
+static void mtrace_moved(struct mtrace_table *heir, struct mtrace_block *b, void *q, size_t n, unsigned site,
+                         unsigned by, int first)
+{
+    if (heir == &mt.heap)
+        mtrace_drop(&mt.heap, b, by, '<');
+    else
+        mtrace_bury(b, by);
+    if (q)
+        mtrace_add(&mt.heap, q, n, site, heir == &mt.heap ? '>' : first);
+}
+
 /* realloc of a live traced block, lock held (released here).  The C
    library's realloc runs under our lock: it does not call the malloc
    symbols back, and the address it frees cannot reach another thread's
@@ -123,15 +138,8 @@ static void *mtrace_move(struct mtrace_table *heir, struct mtrace_block *b, void
     if (mt.check)
         return mtrace_move_checked(heir, b, p, n, d, c, first, site);
     q = mtrace_libc_realloc(p, n);
-    if (q || n == 0) {
-        unsigned by = mtrace_freer(d ? d : &mtrace_untraced_site, c);
-        if (heir == &mt.heap)
-            mtrace_drop(&mt.heap, b, by, '<');
-        else
-            mtrace_bury(b, by);
-        if (q)
-            mtrace_add(&mt.heap, q, n, site, heir == &mt.heap ? '>' : first);
-    }
+    if (q || n == 0)
+        mtrace_moved(heir, b, q, n, site, mtrace_freer(d ? d : &mtrace_untraced_site, c), first);
     mtrace_unlock();
     return q;
 }
@@ -155,12 +163,7 @@ static MTRACE_ONE_COPY void *mtrace_move_checked(struct mtrace_table *heir, stru
     if (q)
         memcpy(q, p, old < n ? old : n);
     by = mtrace_freer(at, c);
-    if (heir == &mt.heap)
-        mtrace_drop(&mt.heap, b, by, '<');
-    else
-        mtrace_bury(b, by);
-    if (q)
-        mtrace_add(&mt.heap, q, n, site, heir == &mt.heap ? '>' : first);
+    mtrace_moved(heir, b, q, n, site, by, first);
     if (mtrace_guard_free((char *)p, old, alloc, by, at, c, "realloc"))
         mtrace_heap_tick(at, c);
     return q;
