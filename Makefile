@@ -87,7 +87,7 @@ FORCE:
 # README and users' scripts run them.
 COMMON_SRC = convert/common/tool.c
 COMMON_H   = convert/common/tool.h
-TRACE_SRC  = convert/trace/parse.c convert/trace/stack.c convert/trace/sym.c
+TRACE_SRC  = convert/trace/parse.c convert/trace/stack.c convert/trace/sym.c convert/trace/segments.c
 TRACE_H    = convert/trace/trace.h $(COMMON_H)
 M2M_SRC = convert/mtrace2massif/m2m_files.c convert/mtrace2massif/m2m_convert.c \
 	convert/mtrace2massif/m2m_heap.c convert/mtrace2massif/m2m_snap.c convert/mtrace2massif/m2m_out.c \

@@ -41,6 +41,7 @@
 #include "runtime/callers.c"    /* sites of calls no macro announced, by address */
 #include "runtime/zstd.c"       /* the compressed trace (MTRACE=NAME.zst) */
 #include "runtime/write.c"      /* the trace's text and its writing */
+#include "runtime/segments.c"   /* a bounded trace in segments (MTRACE_TRACE_MAX) */
 #include "runtime/ring.c"       /* the records on their way to the writer */
 #include "runtime/trace.c"      /* the trace file and its records */
 #include "runtime/blocks.c"     /* the block table */

@@ -2,9 +2,9 @@
 /* runtime/ci.c - for CI: suppressions, a heap budget, the modes.
 
    Owns: MTRACE_SUPPRESS (read at start, matched at exit), MTRACE_MAX_HEAP,
-   MTRACE_FREED_MAX, the modes MTRACE_DOUBLE_FREE, MTRACE_LEAK_CHECK and
+   MTRACE_TRACE_MAX (read; runtime/segments.c obeys it), MTRACE_FREED_MAX, the modes MTRACE_DOUBLE_FREE, MTRACE_LEAK_CHECK and
    MTRACE_LEAK_RECORDS (read at start).  The JSON report is json.c's.
-   May call: runtime/state.c, out.c, sites.c. */
+   May call: runtime/state.c, out.c, sites.c, segments.c. */
 MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* One line of the suppression file, s (its terminator already cut), into
@@ -202,6 +202,21 @@ static void mtrace_read_budget(void)
 {
     if ((mt.budget = mtrace_read_size("MTRACE_MAX_HEAP", "a size (bytes, or with K, M or G)", "no budget")))
         mt.budget_text = mtrace_getenv("MTRACE_MAX_HEAP");
+}
+
+/* MTRACE_TRACE_MAX=SIZE: the trace's disk use bounded, in segments
+   (runtime/segments.c); below a segment's least, that least. */
+static void mtrace_read_trace_max(void)
+{
+    size_t n = mtrace_read_size("MTRACE_TRACE_MAX", "a size (bytes, or with K, M or G)",
+                                "the trace is not bounded");
+    if (n && n < MTRACE_SEG_MIN) {
+        mtrace_say("*** MTRACE: warning: MTRACE_TRACE_MAX=");
+        mtrace_say_shown(mtrace_getenv("MTRACE_TRACE_MAX"));
+        mtrace_say(" is below 16K, the least that holds 4 segments: 16K\n");
+        n = MTRACE_SEG_MIN;
+    }
+    mt.seg.max = n;
 }
 
 /* MTRACE_FREED_MAX=N: the freed blocks whose double free is still caught,

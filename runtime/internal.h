@@ -197,6 +197,31 @@ struct mtrace_held {
     unsigned alloc, freed;      /* entries (sites or stacks) of its allocation and free */
 };
 
+/* MTRACE_TRACE_MAX (runtime/segments.c): the trace in segments, the
+   current one under the trace's name, the older ones NAME.seg-K.  The
+   consumer's (the writer, or with none the lock's holder), as the text
+   buffer is: `max` alone is set at start.  The live figures are the
+   replay of the records formatted so far, kept by the consumer for the
+   next segment's checkpoint. */
+struct mtrace_live { uint64_t bytes, blocks, peak; };
+#define MTRACE_SEG_KEPT 64          /* old segments remembered (more are removed) */
+struct mtrace_segs {
+    size_t max;                 /* MTRACE_TRACE_MAX in bytes, 0: one file */
+    size_t part;                /* a segment's most: max / MTRACE_SEG_PARTS */
+    int on;                     /* the opened trace is written in segments */
+    unsigned long no;           /* the current segment's number, from 1 */
+    unsigned long oldest;       /* the oldest kept */
+    size_t bytes;               /* in the current segment's file */
+    size_t kept;                /* in the old segments kept */
+    size_t sizes[MTRACE_SEG_KEPT];  /* theirs, by number % MTRACE_SEG_KEPT */
+    char *defs;                 /* the definitions so far ("@", "#cmd", "#stack"...) */
+    size_t defs_len, defs_cap;
+    struct mtrace_live *site, *stack;   /* by ID, by SID (mapped, grown) */
+    size_t site_cap, stack_cap;
+    unsigned long max_id, max_sid;      /* the largest seen */
+    uint64_t total, blocks, peak, peak_recno, peak_ns, recno;
+};
+
 struct mtrace_state {
     int fd;                     /* the trace, or -1 (set by mtrace_init) */
     int level;                  /* the process's: 1, 2, 3; 0 before start */
@@ -298,6 +323,7 @@ struct mtrace_state {
     long long clock_wall;       /* ...and the wall clock then, ns since 1970 (#clock) */
     long long clock_said;       /* the last #time's reading (mtrace_now_ns) */
     long clock_said_ms;         /* a program's thread formatting: the coarse ms of its last */
+    struct mtrace_segs seg;     /* MTRACE_TRACE_MAX (the formatter's too) */
     char pad_[64];              /* (nothing hot after it on the formatter's line) */
 };
 

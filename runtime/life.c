@@ -301,6 +301,7 @@ static void mtrace_init(void)
     mtrace_read_suppressions();
     mtrace_keep_report_dir();
     mtrace_read_budget();
+    mtrace_read_trace_max();
     mtrace_read_freed_max();
     mtrace_read_depth();
     mtrace_read_modes();

@@ -110,6 +110,9 @@ MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
 MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
+MTRACE_LIBC(int, mtrace_link, (const char *, const char *), link);
+MTRACE_LIBC(int, mtrace_rename, (const char *, const char *), rename);
+MTRACE_LIBC(int, mtrace_unlink, (const char *), unlink);
 
 /* Large files: a 32-bit program's trace may pass 2 GiB, and a report
    may replace a larger file.  The runtime is compiled with the program's

@@ -13,7 +13,7 @@
    spare, the formatting and the write(2) then cost the program nothing
    but the wait when the ring is full.  The order is the ring's, which is
    the lock's: the trace stays what it was, byte for byte.
-   May call: runtime/state.c, out.c, write.c. */
+   May call: runtime/state.c, out.c, write.c, segments.c. */
 
 #define MTRACE_RING_MASK ((size_t)MTRACE_RING_BYTES - 1)
 #define MTRACE_RING_WAKE (MTRACE_RING_BYTES / 4)    /* a sleeping writer is woken past this */
@@ -75,6 +75,10 @@ static void mtrace_consume(size_t upto, unsigned every)
             t += MTRACE_RING_BYTES - (t & MTRACE_RING_MASK);
             break;
         case MTRACE_E_TEXT:
+            if (mt.seg.on) {    /* MTRACE_TRACE_MAX: runtime/segments.c */
+                mtrace_seg_check(word & 0xffffff);
+                mtrace_seg_text(e + 8, word & 0xffffff);
+            }
             end = mtrace_format_text(e + 8, word & 0xffffff);
             t += 8 + (((size_t)(word & 0xffffff) + 7) & ~(size_t)7);
             break;
@@ -84,7 +88,11 @@ static void mtrace_consume(size_t upto, unsigned every)
             break;
         default: {
             size_t size;
+            if (mt.seg.on)
+                mtrace_seg_check(MTRACE_SEG_OP_MAX);
             end = mtrace_format_entry(e, &size);
+            if (mt.seg.on)
+                mtrace_seg_op(e);
             t += size;
         }
         }

@@ -6,7 +6,7 @@
    threads make them, lock held: "@", "#stack", "#map", "#cmd", "#site"
    and the gnuplot tail as text, "+ - < >" as the numbers of the writer's
    entry (doc/trace-format.md), all appended to the ring (ring.c).
-   May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c. */
+   May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, segments.c, ring.c. */
 MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* mt.path, from $MTRACE or "mtrace".  0, with a warning, for a name that
@@ -189,6 +189,7 @@ static void mtrace_open_trace(void)
     }
     if (fd >= 0) {
         pmtrace.fd = mt.fd = mtrace_keep_fd(fd);
+        mtrace_seg_start();     /* MTRACE_TRACE_MAX: in segments */
         mtrace_zst_start();     /* NAME.zst: a zstd frame begins */
         mt.opened = 1;
         if (!mt.no_writer)

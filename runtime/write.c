@@ -194,6 +194,8 @@ static void mtrace_flush(void)
         }
         mt.flushed = from + (size_t)w;
     }
+    if (mt.seg.on && fd >= 0 && mt.fd >= 0)     /* MTRACE_TRACE_MAX: the segment's bytes */
+        mt.seg.bytes = (size_t)mtrace_lseek(mt.fd, 0, SEEK_CUR);
     mtrace_io_end(&io, failed);
     mt.len = 0;
     mt.flushed = 0;
@@ -290,22 +292,36 @@ static MTRACE_HOT char *mtrace_format_op(uint32_t op_id, uint32_t sid, uint64_t 
     return o;
 }
 
+/* The numbers of the entry at e, an operation's of either size: *size
+   its bytes.  (Also the checkpoint's replay: runtime/segments.c.) */
+static MTRACE_HOT void mtrace_op_decode(const char *e, uint32_t *op_id, uint32_t *sid, uint64_t *total,
+                                        uint64_t *live, size_t *size)
+{
+    *op_id = *(const uint32_t *)e;
+    if (*op_id >> 24 & MTRACE_OP_SHORT) {
+        const struct mtrace_op_short *o = (const struct mtrace_op_short *)e;
+        *op_id &= ~(MTRACE_OP_SHORT << 24);
+        *sid = 0;
+        *total = o->total_live_high & (MTRACE_OP_SHORT_MAX - 1);
+        *live = (o->total_live_high >> 48) << 32 | o->live_low;
+        *size = sizeof *o;
+    } else {
+        const struct mtrace_op_entry *o = (const struct mtrace_op_entry *)e;
+        *sid = o->sid;
+        *total = o->total;
+        *live = o->live;
+        *size = sizeof *o;
+    }
+}
+
 /* The record of the entry at e, an operation's of either size: where its
    text ends; *size: the entry's bytes. */
 static MTRACE_HOT char *mtrace_format_entry(const char *e, size_t *size)
 {
-    uint32_t op_id = *(const uint32_t *)e;
-    if (op_id >> 24 & MTRACE_OP_SHORT) {
-        const struct mtrace_op_short *o = (const struct mtrace_op_short *)e;
-        uint64_t high = o->total_live_high >> 48;
-        *size = sizeof *o;
-        return mtrace_format_op(op_id & ~(MTRACE_OP_SHORT << 24), 0, o->total_live_high & (MTRACE_OP_SHORT_MAX - 1),
-                                high << 32 | o->live_low);
-    } else {
-        const struct mtrace_op_entry *o = (const struct mtrace_op_entry *)e;
-        *size = sizeof *o;
-        return mtrace_format_op(op_id, o->sid, o->total, o->live);
-    }
+    uint32_t op_id, sid;
+    uint64_t total, live;
+    mtrace_op_decode(e, &op_id, &sid, &total, &live, size);
+    return mtrace_format_op(op_id, sid, total, live);
 }
 
 /* A record the program's thread formatted ("@", "#stack" ...), copied to

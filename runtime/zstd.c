@@ -223,6 +223,32 @@ static int mtrace_zst_raw(int fd, struct mtrace_zst *z, const char *p, size_t n,
     return 0;
 }
 
+/* Ends the frame of the file at fd, all its text written (a segment of
+   MTRACE_TRACE_MAX that closes: runtime/segments.c): each segment is a
+   whole frame, read on its own.  0, or an errno. */
+static int mtrace_zst_finish(int fd)
+{
+    static const char end[3] = { 1, 0, 0 };     /* an empty raw block, the last */
+    struct mtrace_zst *z = (struct mtrace_zst *)mt.zst;
+    struct mtrace_zin in;
+    struct mtrace_zout out;
+    size_t left;
+    if (!z || !z->started)
+        return 0;
+    z->started = 0;
+    if (z->raw)
+        return mtrace_write_all(fd, end, sizeof end);
+    in.src = end;
+    in.size = in.pos = 0;
+    out.dst = z->out;
+    out.size = z->outsize;
+    out.pos = 0;
+    left = z->compress(z->cctx, &out, &in, MTRACE_ZSTD_E_END);
+    if (z->is_error(left) || left != 0)
+        return ENOMEM;
+    return mtrace_write_all(fd, z->out, out.pos);
+}
+
 /* write(2) of the trace's text (mtrace_flush): without compression, just
    that; with it, all of p[0..n) compressed and written, or -1 (errno: the
    trace is given up), so n or -1.  Lock held; async-signal-safe: no

@@ -262,6 +262,8 @@ const char m2m_page_js[] =
 "    fact('fact-stacks', 'call stacks', D.depth ? 'up to ' + D.depth + ' frames (MTRACE_DEPTH)'\n"
 "      : 'none in the trace: each allocating line (function \\u2190 file:line) is a frame');\n"
 "    const h = el('header', null, el('h1', { text: 'mtrace heap profile: ' + program }), dl);\n"
+"    if (D.dropped)\n"
+"      h.append(el('p', { class: 'warn', id: 'dropped', text: 'The oldest part of this trace is gone: ' + D.dropped + '.' }));\n"
 "    if (D.truncated)\n"
 "      h.append(el('p', { class: 'warn', id: 'truncated',\n"
 "        text: 'This trace is truncated (the program did not end normally): what follows is its complete records.' }));\n"

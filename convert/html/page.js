@@ -129,6 +129,8 @@
     fact('fact-stacks', 'call stacks', D.depth ? 'up to ' + D.depth + ' frames (MTRACE_DEPTH)'
       : 'none in the trace: each allocating line (function \u2190 file:line) is a frame');
     const h = el('header', null, el('h1', { text: 'mtrace heap profile: ' + program }), dl);
+    if (D.dropped)
+      h.append(el('p', { class: 'warn', id: 'dropped', text: 'The oldest part of this trace is gone: ' + D.dropped + '.' }));
     if (D.truncated)
       h.append(el('p', { class: 'warn', id: 'truncated',
         text: 'This trace is truncated (the program did not end normally): what follows is its complete records.' }));

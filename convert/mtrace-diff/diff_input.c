@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "../trace/trace.h"
 
 /* The first byte that is not white space, or -1; fd is left at 0. */
 static int first_byte(struct tool_err *e, int fd, int *empty)
@@ -53,7 +54,10 @@ int open_input(struct tool_err *e, const char *name, int *kind)
         tool_fail(e, "not a regular file or a pipe");
     if (!stdin_)                /* the FIFO is open: reads may wait now */
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    int text = tool_input(e, fd);   /* a pipe, NAME.zst: a temporary file */
+    uint64_t first;             /* a trace in segments (MTRACE_TRACE_MAX): joined */
+    int text = stdin_ ? -1 : trace_segments_join(e, name, &first);
+    if (text < 0)
+        text = tool_input(e, fd);   /* a pipe, NAME.zst: a temporary file */
     if (text != fd && !stdin_)
         close(fd);
     fd = text;

@@ -76,6 +76,20 @@ static void warn_truncated(struct conv *c)
     }
 }
 
+/* A trace that starts at a checkpoint (MTRACE_TRACE_MAX removed its
+ * oldest segments): one line on stderr, and the Massif file's desc:. */
+static void say_dropped(struct conv *c)
+{
+    char text[512];
+    size_t n = strlen(c->o.desc);
+    if (!c->cp.seg)
+        return;
+    trace_dropped_text(&c->cp, text, sizeof text);
+    if (!c->o.quiet)
+        fprintf(stderr, "mtrace2massif: %s: %s\n", c->e.file, text);
+    snprintf(c->o.desc + n, sizeof c->o.desc - n, "%s(%s)", n ? " " : "", text);
+}
+
 /* Pass 1: validate, find the largest totals, the sites' peaks and where
  * the exact peak goes; then the contexts of the allocation tree. */
 static void pass1(struct conv *c, struct input *in)
@@ -125,6 +139,7 @@ int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
         return 1;
     }
     pass1(c, in);
+    say_dropped(c);
     pass2(c, in, gpf != NULL);
     write_massif(c, out, c->cmd ? c->cmd : trace);
     if (gpf)

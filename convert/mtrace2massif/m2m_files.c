@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* m2m_files.c - one trace of the command line into its files: the trace
  * opened (a pipe or a compressed trace copied as text to a temporary file
- * for the second pass, tool_input), the
+ * for the second pass, tool_input; a trace in segments joined,
+ * trace/segments.c), the
  * Massif file written under a temporary name and renamed only when the
  * conversion succeeded, the gnuplot script removed when it did not;
  * devices and FIFOs written in place and never removed.
@@ -27,12 +28,17 @@ static int special_file(const char *name)
 }
 
 /* The trace as a file that can be read twice (tool_input): its
- * descriptor, or -1 after one line on stderr. */
+ * descriptor, or -1 after one line on stderr.  A trace in segments
+ * (MTRACE_TRACE_MAX, NAME.seg-K beside it): the kept ones joined. */
 static int text_input(const char *file, int fd)
 {
     struct tool_err e = { .prog = "mtrace2massif", .file = file, .err = stderr };
+    uint64_t first;
+    int joined;
     if (setjmp(e.jb))
         return -1;
+    if (fd != 0 && (joined = trace_segments_join(&e, file, &first)) >= 0)
+        return joined;
     return tool_input(&e, fd);
 }
 

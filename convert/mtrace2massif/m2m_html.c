@@ -184,6 +184,12 @@ static void put_head(struct conv *c, FILE *f, const char *trace)
     } else {
         fputs(",\"peak\":null", f);
     }
+    if (c->cp.seg) {            /* MTRACE_TRACE_MAX dropped the oldest records */
+        char text[512];
+        trace_dropped_text(&c->cp, text, sizeof text);
+        fputs(",\"dropped\":", f);
+        json_str(f, text, strlen(text));
+    }
     if (h->nb && h->b[h->nb - 1].rss)   /* pass 1 read MAXRSS; pass 2 may not */
         fprintf(f, ",\"rss\":{\"max\":%" PRIu64 "}", h->b[h->nb - 1].rss);
     else

@@ -320,6 +320,76 @@ static void op_apply(struct conv *c, int op, uint64_t id, uint64_t sid, uint64_t
     }
 }
 
+/* "#checkpoint SEG RECNO TOTAL BLOCKS PEAK PEAK_RECNO PEAK_NS NS": a
+ * segment's opening (MTRACE_TRACE_MAX): the trace goes on from these
+ * figures, given by the #live records after it, before any operation. */
+static void checkpoint_record(struct conv *c, const char *p)
+{
+    struct trace_checkpoint cp;
+    if (!trace_checkpoint_parse(p, &cp))
+        tool_fail(&c->e, "#checkpoint record: expected '#checkpoint SEG RECNO TOTAL BLOCKS PEAK "
+                  "PEAK_RECNO PEAK_NS NS'");
+    if (c->p.cp || c->p.nrec || c->p.ev)
+        tool_fail(&c->e, "#checkpoint record after the trace's first operation or checkpoint");
+    c->p.cp = 1;
+    c->p.nrec = cp.recno;
+    c->p.prev_total = cp.total;
+    c->cp = cp;
+}
+
+/* `blocks` live blocks of `bytes` in all, of context (id, sid), given to
+ * the model as allocations at the checkpoint (their sizes unknown: as
+ * even as the bytes allow). */
+static void checkpoint_blocks(struct conv *c, uint64_t id, uint64_t sid, uint64_t bytes, uint64_t blocks)
+{
+    if (!blocks && bytes)
+        tool_fail(&c->e, "#live record: %" PRIu64 " bytes in no block", bytes);
+    for (uint64_t b = 0; b < blocks; b++)
+        c->model->alloc(c, id, sid, bytes / blocks + (b < bytes % blocks), c->cp.recno);
+    c->p.cp_bytes += bytes;
+    c->p.cp_blocks += blocks;
+    if (c->p.cp_bytes > c->cp.total || c->p.cp_blocks > c->cp.blocks)
+        tool_fail(&c->e, "#live record: more than the checkpoint's TOTAL or BLOCKS");
+}
+
+/* "#live-stack SID BYTES BLOCKS" (with stacks, before the #live records)
+ * and "#live ID BYTES BLOCKS PEAK": what a stack, a site holds at the
+ * checkpoint; a site's blocks beyond its stacks' have no known stack. */
+static void live_record(struct conv *c, const char *p, int stack)
+{
+    uint64_t v[4], id, live, blocks;
+    if (!trace_numbers_parse(p, v, stack ? 3 : 4))
+        tool_fail(&c->e, stack ? "#live-stack record: expected '#live-stack SID BYTES BLOCKS'"
+                               : "#live record: expected '#live ID BYTES BLOCKS PEAK'");
+    if (c->p.cp != 1)
+        tool_fail(&c->e, "#live record outside a checkpoint");
+    if (stack) {
+        if (v[0] == 0 || v[0] > c->p.nstacks)
+            tool_fail(&c->e, "#live-stack record: stack %" PRIu64 " is not defined", v[0]);
+        checkpoint_blocks(c, c->s.st[v[0] - 1].site, v[0], v[1], v[2]);
+        return;
+    }
+    if ((id = v[0]) == 0 || id > c->p.ndef)
+        tool_fail(&c->e, "#live record: site %" PRIu64 " is not defined", id);
+    live = c->sites[id - 1].live;
+    blocks = c->sites[id - 1].blocks;
+    if (live > v[1] || blocks > v[2] || v[1] > v[3])
+        tool_fail(&c->e, "#live record: site %" PRIu64 " holds less than its stacks, or more than its peak", id);
+    checkpoint_blocks(c, id, 0, v[1] - live, v[2] - blocks);
+    if (v[3] > c->sites[id - 1].peak)
+        c->sites[id - 1].peak = v[3];
+}
+
+/* The checkpoint's figures all given: the first operation after it. */
+static void checkpoint_done(struct conv *c)
+{
+    c->p.cp = 2;
+    if (c->p.cp_bytes != c->cp.total || c->p.cp_blocks != c->cp.blocks)
+        tool_fail(&c->e, "#checkpoint: its #live records hold %" PRIu64 " bytes in %" PRIu64
+                  " blocks, not TOTAL %" PRIu64 " in %" PRIu64, c->p.cp_bytes, c->p.cp_blocks,
+                  c->cp.total, c->cp.blocks);
+}
+
 /* "OP ID RECNO TOTAL SITE [MAXRSS [SID]]" */
 static const char *op_record(struct conv *c, const char *p)
 {
@@ -345,6 +415,8 @@ static const char *op_record(struct conv *c, const char *p)
     p = op_tail(c, p, &sid);
     if (id == 0 || id > c->p.ndef)
         tool_fail(&c->e, "site %" PRIu64 " used before its '@' record", id);
+    if (c->p.cp == 1)
+        checkpoint_done(c);
     check_sid(c, id, sid);
     if (c->p.n == 1 && recno != c->p.nrec)
         tool_fail(&c->e, "record number %" PRIu64 ", expected %" PRIu64, recno, c->p.nrec);
@@ -391,8 +463,8 @@ static void cmd_record(struct conv *c, const char *p, const char *bufend)
     tool_decode(c->cmd, p, end);
 }
 
-/* A metadata record "#NAME ...": #cmd, #pool, #site and the call stacks
- * (stack.c); others are skipped, so that older converters read newer
+/* A metadata record "#NAME ...": #cmd, #pool, #site, the call stacks
+ * (stack.c), a checkpoint (MTRACE_TRACE_MAX); others are skipped, so that older converters read newer
  * traces. */
 static void meta_record(struct conv *c, const char *p, const char *end)
 {
@@ -408,6 +480,12 @@ static void meta_record(struct conv *c, const char *p, const char *end)
         stack_record(c, p + 7);
     else if (!strncmp(p, "#site ", 6))
         rename_record(c, p + 6);
+    else if (!strncmp(p, "#checkpoint ", 12))
+        checkpoint_record(c, p + 12);
+    else if (!strncmp(p, "#live-stack ", 12))
+        live_record(c, p + 12, 1);
+    else if (!strncmp(p, "#live ", 6))
+        live_record(c, p + 6, 0);
 }
 
 /* Process the complete lines in [p, end); end[-1] is '\n'. */

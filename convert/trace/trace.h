@@ -9,8 +9,12 @@
  * (addr2line).  struct conv is one conversion whole: the parser's state,
  * the model's counts, and mtrace2massif's snapshots and samples, which
  * the parser does not touch (but for asking whether there are samples).
- * Owns: the records' syntax and checks, the call stacks and their labels.
- * May use: common/ (tool.h).  Used by: mtrace2massif/, mtrace-diff/.
+ * segments.c joins a trace written in segments (MTRACE_TRACE_MAX) and
+ * reads its checkpoints.
+ * Owns: the records' syntax and checks, the call stacks and their labels,
+ * the segments.
+ * May use: common/ (tool.h).  Used by: mtrace2massif/, mtrace-diff/,
+ * mtrace-top/.
  */
 #ifndef TRACE_H
 #define TRACE_H
@@ -151,6 +155,8 @@ struct pass {
     uint64_t pend_site, pend_sid, pend_size, pend_rec;
     size_t ndef;                /* '@' records seen */
     size_t nstacks;             /* '#stack' records seen */
+    int cp;                     /* a checkpoint: 1 its #live records, 2 after */
+    uint64_t cp_bytes, cp_blocks;   /* what its #live records gave */
     int truncated_line;         /* last line had no newline */
     /* heap model, as Massif counts */
     uint64_t heap, extra, nblocks;
@@ -160,6 +166,16 @@ struct pass {
     struct abn abn;
     /* pass 1: the first peak check at the largest total */
     uint64_t best_check, best_check_ev;
+};
+
+/* "#checkpoint SEG RECNO TOTAL BLOCKS PEAK PEAK_RECNO PEAK_NS NS": a
+ * segment's opening (MTRACE_TRACE_MAX, segments.c). */
+struct trace_checkpoint {
+    uint64_t seg;               /* its number, 2 or more (0: no checkpoint) */
+    uint64_t recno;             /* the RECNO of the first record after it */
+    uint64_t total, blocks;     /* live then */
+    uint64_t peak, peak_recno, peak_ns;     /* TOTAL's highest before it, when */
+    uint64_t ns;                /* the #time then */
 };
 
 struct kid;
@@ -209,6 +225,7 @@ struct conv {
     struct samples gp;
     struct html *h;             /* --html: the page's figures, or NULL */
     int truncated;              /* no tail or last line cut: the run's summary says so */
+    struct trace_checkpoint cp; /* the trace starts at this checkpoint (seg 0: none) */
 };
 
 /* A block of `size` bytes comes to (or, sign -1, leaves) context (id, sid):
@@ -265,6 +282,21 @@ void map_record(struct conv *c, const char *p);
 void stack_record(struct conv *c, const char *p);
 void make_contexts(struct conv *c);
 void free_stacks(struct stacks *s);
+
+/* segments.c: a trace in segments (MTRACE_TRACE_MAX).  The kept
+ * segments of trace `name` (NAME.seg-K and NAME) joined into one trace
+ * in a temporary file: its descriptor, at offset 0, and *first the
+ * first kept segment's number; -1 when there is no NAME.seg-K (read
+ * NAME as it is).  Errors: tool_fail. */
+int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first);
+/* The fields after "#checkpoint ": 1 if they are one. */
+int trace_checkpoint_parse(const char *p, struct trace_checkpoint *cp);
+/* n decimal numbers separated by one space, to the line's end: 1 if so. */
+int trace_numbers_parse(const char *p, uint64_t *v, int n);
+/* The words of the dropped part for the Massif file's description, the
+ * page and stderr: "segments 1-4 of the trace were removed
+ * (MTRACE_TRACE_MAX): ...".  Empty without a checkpoint. */
+void trace_dropped_text(const struct trace_checkpoint *cp, char *out, size_t cap);
 
 /* sym.c: the frames' labels, through addr2line. */
 void label_frames(struct conv *c);
