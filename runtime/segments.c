@@ -16,7 +16,7 @@ MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/
 
 #define MTRACE_SEG_PARTS 4          /* segments in SIZE: one current, the rest old */
 #define MTRACE_SEG_MIN (16 << 10)   /* the least SIZE (a segment of 4 KiB) */
-#define MTRACE_SEG_MARGIN 64        /* a #time, and zstd's bytes around a block */
+#define MTRACE_SEG_MARGIN 128       /* a #time, and zstd's bytes around a block */
 #define MTRACE_SEG_OP_MAX 128       /* an operation's record, at the most */
 
 /* NAME.seg-K in out (MTRACE_PATHMAX + 32 bytes); K 0: NAME.seg-new, the

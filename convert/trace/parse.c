@@ -344,8 +344,8 @@ static void checkpoint_blocks(struct conv *c, uint64_t id, uint64_t sid, uint64_
 {
     if (!blocks && bytes)
         tool_fail(&c->e, "#live record: %" PRIu64 " bytes in no block", bytes);
-    for (uint64_t b = 0; b < blocks; b++)
-        c->model->alloc(c, id, sid, bytes / blocks + (b < bytes % blocks), c->cp.recno);
+    for (uint64_t b = 0; b < blocks; b++)     /* before the record after it (--time-unit=i) */
+        c->model->alloc(c, id, sid, bytes / blocks + (b < bytes % blocks), c->cp.recno ? c->cp.recno - 1 : 0);
     c->p.cp_bytes += bytes;
     c->p.cp_blocks += blocks;
     if (c->p.cp_bytes > c->cp.total || c->p.cp_blocks > c->cp.blocks)
