@@ -61,6 +61,24 @@ seg=$(ls "$TMP/s"/trace.seg-* | head -1)
 check "64K: one segment alone (NAME.seg-K given as the trace) converts from its checkpoint" \
     sh -c "'$M2M' '$seg' -o '$TMP/s/one.out' 2> /dev/null && grep -q 'of the trace removed' '$TMP/s/one.out'"
 
+# --- A second run under the same name: the first one's segments are not joined
+MTRACE_TRACE_MAX=64K run "$TMP/s2" trace run 20000
+run "$TMP/f2" trace run 3000
+MTRACE_TRACE_MAX=64K run "$TMP/s2" trace run 3000
+"$M2M" --time-unit=i "$TMP/s2/trace" -o "$TMP/s2/m.out" 2> "$TMP/s2/m2m.err"
+check "a second, shorter run under the same name: the first run's NAME.seg-K (above its own numbers) stay, not joined: exact against its own full trace" \
+    sh -c "ls '$TMP/s2' | grep -q 'trace.seg-6[0-9]\$' && python3 check.py '$TMP/f2/trace' '$TMP/s2/trace' '$TMP/s2/m.out' > /dev/null && grep -q 'segments 1-[0-9] of' '$TMP/s2/m2m.err'"
+
+# --- The checkpoint outgrows a segment: the trace stops, the disk stays under SIZE
+long=$(printf 'l%.0s' $(seq 1 3000))
+printf '#include <stdlib.h>\nvoid *%s1(void) { return malloc(1); }\nvoid *%s2(void) { return malloc(2); }\nint main(void) { for (int i = 0; i < 20000; i++) free(i %% 2 ? %s1() : %s2()); return 0; }\n' \
+    "$long" "$long" "$long" "$long" > "$TMP/long.c"
+$CC $CFLAGS_T -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" "$TMP/long.c" -o "$B/long" -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+mkdir -p "$TMP/lg"
+(cd "$TMP/lg" && MTRACE=$TMP/lg/trace MTRACE_TRACE_MAX=16K "$B/long" > /dev/null 2> err; echo $? > rc)
+check "two sites of 3000-byte names under 16K (the definitions outgrow a 4K segment): one warning, the trace stops, the program's status, under 16K ($(disk "$TMP/lg" trace))" \
+    sh -c "[ \$(cat '$TMP/lg/rc') = 0 ] && [ \$(grep -c 'MTRACE' '$TMP/lg/err' | head -1) -ge 1 ] && grep -q '^\*\*\* MTRACE: MTRACE_TRACE_MAX: cannot begin a new segment of .*: the checkpoint of the live figures outgrew a segment (raise it): no trace, summary only' '$TMP/lg/err' && [ \$(grep -c 'outgrew' '$TMP/lg/err') = 1 ] && [ $(disk "$TMP/lg" trace) -le 16384 ]"
+
 # --- The budget's edges and its spellings
 MTRACE_TRACE_MAX=1000 run "$TMP/tiny" trace run 20000
 has "1000 bytes: one warning, raised to 16K (4 segments of 4 KiB)" "$TMP/tiny/trace.err" \

@@ -67,7 +67,11 @@ def main():
             fail('the full trace is not whole at record %d' % i)
     segs = sorted((int(m.group(1)), p) for p in glob.glob(glob.escape(name) + '.seg-*')
                   for m in [re.search(r'\.seg-([0-9]+)$', p)] if m)
-    files = [p for _, p in segs] + [name]
+    cp = [l for l in text(name) if l.startswith('#checkpoint ')]
+    own = int(cp[0].split()[1]) if cp else 1
+    files = [p for k, p in segs if k < own] + [name]   # this run's: below NAME's number
+    if [k for k, _ in segs if k < own] != list(range(own - len(files) + 1, own)):
+        fail('the kept segments are not numbered without a gap up to NAME\'s (%d)' % own)
     kept, first = [], None
     for path in files:
         lines = text(path)
