@@ -81,7 +81,8 @@ static void mtrace_seg_start(void)
     mt.seg.part = mt.seg.max / MTRACE_SEG_PARTS;
     mtrace_seg_name(name, (unsigned long)-1);
     if (mt.fifo || mtrace_lstat(mt.path, &st) != 0 || !S_ISREG(st.st_mode)
-        || (unsigned long long)st.st_ino != mt.ino || strlen(name) >= MTRACE_PATHMAX) {
+        || (unsigned long long)st.st_ino != mt.ino || (unsigned long long)st.st_dev != mt.dev
+        || strlen(name) >= MTRACE_PATHMAX) {
         mtrace_say("*** MTRACE: warning: MTRACE_TRACE_MAX: the trace ");
         mtrace_say_shown(mt.path);
         mtrace_say(" is not a regular file under that name (a FIFO, a symbolic link), "
@@ -246,7 +247,8 @@ static int mtrace_seg_file(void)
     mtrace_stat_t st;
     mtrace_seg_name(fresh, 0);
     mtrace_seg_name(old, mt.seg.no);
-    if (mtrace_lstat(mt.path, &st) != 0 || (unsigned long long)st.st_ino != mt.ino) {
+    if (mtrace_lstat(mt.path, &st) != 0 || (unsigned long long)st.st_ino != mt.ino
+        || (unsigned long long)st.st_dev != mt.dev) {
         errno = ESTALE;         /* NAME is no longer our file */
         return -1;
     }
@@ -302,7 +304,7 @@ static void mtrace_seg_rotate(void)
     int ending = z ? z->ending : 0, fd, err;
     struct mtrace_io io;
     if (mtrace_seg_opening() + MTRACE_SEG_MARGIN + MTRACE_SEG_OP_MAX > mt.seg.part) {
-        mtrace_seg_fail("the checkpoint of the live figures outgrew a segment (raise it)");
+        mtrace_seg_fail("the definitions and the checkpoint outgrow a segment (raise it)");
         return;
     }
     mtrace_flush();
@@ -347,6 +349,8 @@ static void mtrace_seg_check(size_t next)
             return;
     }
     mtrace_seg_rotate();
+    if (mt.fd >= 0 && mt.seg.bytes + (mt.len - mt.flushed) + need > mt.seg.part)
+        mtrace_seg_fail("the definitions and the checkpoint outgrow a segment (raise it)");
 }
 
 MTRACE_COLD_FILE_END
