@@ -79,6 +79,27 @@ mkdir -p "$TMP/lg"
 check "two sites of 3000-byte names under 16K (the definitions outgrow a 4K segment): one warning, the trace stops, the program's status, under 16K ($(disk "$TMP/lg" trace))" \
     sh -c "[ \$(cat '$TMP/lg/rc') = 0 ] && grep -q '^\*\*\* MTRACE: MTRACE_TRACE_MAX: cannot begin a new segment of .*: the definitions and the checkpoint outgrow a segment (raise it): no trace, summary only' '$TMP/lg/err' && [ \$(grep -c 'outgrow' '$TMP/lg/err') = 1 ] && [ $(disk "$TMP/lg" trace) -le 16384 ]"
 
+# --- Checkpoint records that do not hold: one line FILE:LINE, status 1
+cp_head='@ 1 f a.c 1\n@ 2 g a.c 2\n#checkpoint 2 10 300 3 500 4 1000 2000\n'
+# bad NAME TEXT WHAT: TEXT as a trace; mtrace2massif says WHAT at its line
+bad_cp() {
+    printf "$2" > "$TMP/bad.trace"
+    "$M2M" "$TMP/bad.trace" -o "$TMP/bad.out" > /dev/null 2> "$TMP/bad.err"
+    local rc=$?
+    check "a checkpoint $1: one line, status 1 ($(head -c 100 "$TMP/bad.err"))" \
+        sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/bad.err') = 1 ] && grep -q '^mtrace2massif: $TMP/bad.trace:[0-9]*: $3' '$TMP/bad.err'"
+}
+bad_cp "whose #live records hold less than TOTAL" "$cp_head#live 1 100 1 100\n+ 1 10 400 200 0\n" "#checkpoint: its #live records hold 100 bytes in 1 blocks, not TOTAL 300 in 3"
+bad_cp "whose #live records hold more" "$cp_head#live 1 200 2 200\n#live 2 200 1 200\n" "#live record: more than the"
+bad_cp "after a record" "@ 1 f a.c 1\n+ 1 0 10 10 0\n#checkpoint 2 10 300 3 500 4 1000 2000\n" "#checkpoint record after the"
+bad_cp "with a field missing" "#checkpoint 2 10 300 3 500 4 1000\n" "#checkpoint record: expected"
+bad_cp "#live of a site not defined" "$cp_head#live 3 300 3 300\n" "#live record: site 3 is not defined"
+bad_cp "#live outside one" "@ 1 f a.c 1\n#live 1 300 3 300\n" "#live record outside a checkpoint"
+bad_cp "whose next record's RECNO is not its RECNO" "$cp_head#live 1 300 3 300\n+ 1 11 400 400 0\n" "record number 11, expected 10"
+printf '@ 1 f a.c 1\n@ 2 g a.c 2\n#checkpoint 2 10 300 3 500 4 1000 2000\n#live 1 200 2 200\n#live 2 100 1 150\n- 1 10 200 100 0\n+ 2 11 250 150 0\n' > "$TMP/good.trace"
+check "a checkpoint that holds: converted, its first free takes from its site's blocks (the replay goes on from its figures)" \
+    sh -c "'$M2M' --time-unit=i '$TMP/good.trace' -o '$TMP/good.out' 2> /dev/null && grep -q 'mem_heap_B=250' '$TMP/good.out'"
+
 # --- The budget's edges and its spellings
 MTRACE_TRACE_MAX=1000 run "$TMP/tiny" trace run 20000
 has "1000 bytes: one warning, raised to 16K (4 segments of 4 KiB)" "$TMP/tiny/trace.err" \

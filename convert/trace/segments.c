@@ -62,24 +62,6 @@ static size_t seg_numbers(struct tool_err *e, const char *name, uint64_t **ks)
     return n;
 }
 
-int trace_checkpoint_parse(const char *p, struct trace_checkpoint *cp)
-{
-    uint64_t v[8];
-    char *end;
-    for (int i = 0; i < 8; i++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        errno = 0;
-        v[i] = strtoull(p, &end, 10);
-        if (errno || (*end != ' ' && !(i == 7 && (*end == '\n' || !*end))))
-            return 0;
-        p = end + 1;
-    }
-    cp->seg = v[0], cp->recno = v[1], cp->total = v[2], cp->blocks = v[3];
-    cp->peak = v[4], cp->peak_recno = v[5], cp->peak_ns = v[6], cp->ns = v[7];
-    return cp->seg >= 2 && cp->total <= cp->peak && (cp->peak == 0 || cp->peak_recno < cp->recno);
-}
-
 int trace_numbers_parse(const char *p, uint64_t *v, int n)
 {
     char *end;
@@ -93,6 +75,16 @@ int trace_numbers_parse(const char *p, uint64_t *v, int n)
         p = end + 1;
     }
     return 1;
+}
+
+int trace_checkpoint_parse(const char *p, struct trace_checkpoint *cp)
+{
+    uint64_t v[8];
+    if (!trace_numbers_parse(p, v, 8))
+        return 0;
+    cp->seg = v[0], cp->recno = v[1], cp->total = v[2], cp->blocks = v[3];
+    cp->peak = v[4], cp->peak_recno = v[5], cp->peak_ns = v[6], cp->ns = v[7];
+    return cp->seg >= 2 && cp->total <= cp->peak && (cp->peak == 0 || cp->peak_recno < cp->recno);
 }
 
 /* One segment's text (decompressed), open for reading at its start; or
@@ -174,23 +166,20 @@ static char *seg_path(struct tool_err *e, const char *name, uint64_t k)
     return p;
 }
 
-int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
+/* The segments of NAME's run among ks[0..nk) (highest first): from NAME's
+ * own number down, without a gap, with NAME's #clock.  They are moved to
+ * the front of ks; their count.  *no: NAME's number. */
+static size_t seg_run(struct tool_err *e, const char *name, uint64_t *ks, size_t nk, uint64_t *no,
+                      char **line, size_t *cap)
 {
-    uint64_t *ks, no, clock, want, k_no, k_clock;
-    size_t nk = seg_numbers(e, name, &ks), used = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    *first = 0;
-    if (nk == 0)
-        return -1;
+    uint64_t clock, want, k_no, k_clock;
+    size_t used = 0;
     FILE *f = seg_open(e, name);
-    if (!f) {
-        free(ks);
-        return -1;
-    }
-    seg_head(f, &line, &cap, &no, &clock);
+    if (!f)
+        return (size_t)-1;
+    seg_head(f, line, cap, no, &clock);
     fclose(f);
-    want = no - 1;              /* the segments of this run: want, want - 1, ... */
+    want = *no - 1;
     for (size_t i = 0; i < nk; i++) {
         if (ks[i] > want)
             continue;           /* another run's, or NAME's own just renamed */
@@ -200,20 +189,34 @@ int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
         f = seg_open(e, path);
         free(path);
         if (!f)
-            break;
-        seg_head(f, &line, &cap, &k_no, &k_clock);
+            break;              /* removed since it was listed */
+        seg_head(f, line, cap, &k_no, &k_clock);
         fclose(f);
         if (k_no != ks[i] || k_clock != clock)
             break;
         ks[used++] = ks[i];
         want--;
     }
+    return used;
+}
+
+int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
+{
+    uint64_t *ks, no;
+    char *line = NULL;
+    size_t cap = 0, nk = seg_numbers(e, name, &ks), used;
+    *first = 0;
+    if (nk == 0 || (used = seg_run(e, name, ks, nk, &no, &line, &cap)) == (size_t)-1) {
+        free(ks);
+        free(line);
+        return -1;
+    }
     FILE *out = tmpfile();
     if (!out)
         tool_fail(e, "cannot create a temporary file: %s", strerror(errno));
     for (size_t i = used + 1; i-- > 0;) {  /* oldest first, NAME last */
         char *path = seg_path(e, name, i ? ks[i - 1] : 0);
-        f = seg_open(e, path);
+        FILE *f = seg_open(e, path);
         free(path);
         if (!f)
             tool_fail(e, "a segment was removed while it was read (the program still runs): try again");
@@ -244,9 +247,12 @@ void trace_dropped_text(const struct trace_checkpoint *cp, char *out, size_t cap
         snprintf(segs, sizeof segs, "segments 1-%llu", (unsigned long long)cp->seg - 1);
     else
         snprintf(segs, sizeof segs, "segment 1");
+    if (!cp->recno) {           /* only definitions were in them */
+        snprintf(out, cap, "%s of the trace removed (MTRACE_TRACE_MAX): no record dropped", segs);
+        return;
+    }
     snprintf(out, cap, "%s of the trace removed (MTRACE_TRACE_MAX): records 0 to %llu "
              "dropped, exact from record %llu (%.3f s) on; the peak before, %llu B at record %llu (%.3f s)",
-             segs,
-             (unsigned long long)cp->recno - 1, (unsigned long long)cp->recno, cp->ns / 1e9,
+             segs, (unsigned long long)cp->recno - 1, (unsigned long long)cp->recno, cp->ns / 1e9,
              (unsigned long long)cp->peak, (unsigned long long)cp->peak_recno, cp->peak_ns / 1e9);
 }
