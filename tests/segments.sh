@@ -92,6 +92,7 @@ bad_cp() {
 bad_cp "whose #live records hold less than TOTAL" "$cp_head#live 1 100 1 100\n+ 1 10 400 200 0\n" "#checkpoint: its #live records hold 100 bytes in 1 blocks, not TOTAL 300 in 3"
 bad_cp "whose #live records hold more" "$cp_head#live 1 200 2 200\n#live 2 200 1 200\n" "#live record: more than the"
 bad_cp "after a record" "@ 1 f a.c 1\n+ 1 0 10 10 0\n#checkpoint 2 10 300 3 500 4 1000 2000\n" "#checkpoint record after the"
+bad_cp "of 2^28 + 1 blocks (a replay of hours)" '@ 1 f a.c 1\n#checkpoint 2 10 268435457 268435457 268435457 4 1000 2000\n' "#checkpoint record: more than 268435456 live blocks"
 bad_cp "with a field missing" "#checkpoint 2 10 300 3 500 4 1000\n" "#checkpoint record: expected"
 bad_cp "#live of a site not defined" "$cp_head#live 3 300 3 300\n" "#live record: site 3 is not defined"
 bad_cp "#live outside one" "@ 1 f a.c 1\n#live 1 300 3 300\n" "#live record outside a checkpoint"

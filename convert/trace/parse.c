@@ -331,6 +331,9 @@ static void checkpoint_record(struct conv *c, const char *p)
                   "PEAK_RECNO PEAK_NS NS'");
     if (c->p.cp || c->p.nrec || c->p.ev)
         tool_fail(&c->e, "#checkpoint record after the trace's first operation or checkpoint");
+    if (cp.blocks > CHECKPOINT_BLOCKS_MAX || cp.total > MAX_BYTES)
+        tool_fail(&c->e, "#checkpoint record: more than %d live blocks or %" PRIu64 " bytes",
+                  CHECKPOINT_BLOCKS_MAX, MAX_BYTES);
     c->p.cp = 1;
     c->p.nrec = cp.recno;
     c->p.prev_total = cp.total;
@@ -344,12 +347,12 @@ static void checkpoint_blocks(struct conv *c, uint64_t id, uint64_t sid, uint64_
 {
     if (!blocks && bytes)
         tool_fail(&c->e, "#live record: %" PRIu64 " bytes in no block", bytes);
+    if (bytes > c->cp.total - c->p.cp_bytes || blocks > c->cp.blocks - c->p.cp_blocks)
+        tool_fail(&c->e, "#live record: more than the checkpoint's TOTAL or BLOCKS");
     for (uint64_t b = 0; b < blocks; b++)     /* before the record after it (--time-unit=i) */
         c->model->alloc(c, id, sid, bytes / blocks + (b < bytes % blocks), c->cp.recno ? c->cp.recno - 1 : 0);
     c->p.cp_bytes += bytes;
     c->p.cp_blocks += blocks;
-    if (c->p.cp_bytes > c->cp.total || c->p.cp_blocks > c->cp.blocks)
-        tool_fail(&c->e, "#live record: more than the checkpoint's TOTAL or BLOCKS");
 }
 
 /* "#live-stack SID BYTES BLOCKS" (with stacks, before the #live records)

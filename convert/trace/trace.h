@@ -168,6 +168,11 @@ struct pass {
     uint64_t best_check, best_check_ev;
 };
 
+/* A checkpoint's live blocks are replayed one by one: a bound, so that a
+ * corrupt one cannot make the replay run for hours (2^28 blocks: a heap
+ * of 4 GiB at the least; 10 million take a second to replay). */
+#define CHECKPOINT_BLOCKS_MAX (1 << 28)
+
 /* "#checkpoint SEG RECNO TOTAL BLOCKS PEAK PEAK_RECNO PEAK_NS NS": a
  * segment's opening (MTRACE_TRACE_MAX, segments.c). */
 struct trace_checkpoint {
