@@ -198,9 +198,10 @@ struct mtrace_held {
 };
 
 /* MTRACE_TRACE_MAX (runtime/segments.c): the trace in segments, the
-   current one under the trace's name, the older ones NAME.seg-K.  The
-   consumer's (the writer, or with none the lock's holder), as the text
-   buffer is: `max` alone is set at start.  The live figures are the
+   current one under the trace's name, the older ones NAME.seg-K.  `max`
+   is set at start, the rest at the trace's opening (lock held, before
+   the writer runs), then they are the consumer's (the writer, or with
+   none the lock's holder), as the text buffer is.  The live figures are the
    replay of the records formatted so far, kept by the consumer for the
    next segment's checkpoint. */
 struct mtrace_live { uint64_t bytes, blocks, peak; };
