@@ -169,6 +169,16 @@ MTRACE_WRITER=0 MTRACE_TRACE_MAX=64K run "$TMP/w0" trace run 20000
 check "MTRACE_WRITER=0, 64K: under it, exact against the full trace" \
     sh -c "[ $(disk "$TMP/w0" trace) -le 65536 ] && python3 check.py '$TMP/full/trace' '$TMP/w0/trace' > /dev/null"
 
+# --- Threads (tests/writer/writer.c's busy: 4 threads, 300 sites): no full
+#     trace to compare with, the run is not repeatable; each kept checkpoint is
+#     the one before it and the records between
+$CC $CFLAGS_T -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" ../writer/writer.c -o "$B/writer" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
+mkdir -p "$TMP/th"
+(cd "$TMP/th" && MTRACE=$TMP/th/trace MTRACE_TRACE_MAX=1M timeout 60 "$B/writer" busy 200000 4 > out 2> err; echo $? > rc)
+check "4 threads, 1M: exit 0, under 1M ($(disk "$TMP/th" trace)), each kept checkpoint the one before it and the records between" \
+    sh -c "[ \$(cat '$TMP/th/rc') = 0 ] && [ $(disk "$TMP/th" trace) -le 1048576 ] && python3 check.py - '$TMP/th/trace' > /dev/null"
+
 # --- fork: the child's trace NAME.PID gets segments of its own
 run "$TMP/ff" trace fork 20000
 MTRACE_TRACE_MAX=64K run "$TMP/fs" trace fork 20000

@@ -11,6 +11,8 @@
 #  - each segment's definitions are FULL's (@ records, #stack's SID and ID);
 #  - MASSIF (mtrace2massif --time-unit=i of NAME): every snapshot after
 #    the first kept checkpoint has FULL's live bytes at its time.
+# FULL '-': no full trace (threads): each kept checkpoint is the one
+# before it and the records between.
 # Prints "segments: K kept, from record R, N records" or the first
 # difference (exit 1).
 import glob, os, re, subprocess, sys
@@ -39,9 +41,10 @@ def replay(lines):
             recs.append((f[0], int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[6]) if len(f) > 6 else 0))
     return recs, defs, stacks
 
-def state_at(recs, upto):
-    total = blocks = peak = peak_rec = 0
-    site, stack = {}, {}
+def state_at(recs, upto, start=None):
+    total, blocks, peak, peak_rec, site, stack = start or (0, 0, 0, 0, {}, {})
+    site = {k: list(v) for k, v in site.items()}
+    stack = {k: list(v) for k, v in stack.items()}
     for op, sid_, recno, tot, live, sid in recs[:upto]:
         grows = op in '+>'
         size = tot - total if grows else total - tot
@@ -59,8 +62,45 @@ def state_at(recs, upto):
             peak, peak_rec = tot, recno
     return total, blocks, peak, peak_rec, site, stack
 
+def checkpoint(lines):
+    """a segment's checkpoint as state_at gives it, and its RECNO"""
+    v = list(map(int, [l for l in lines if l.startswith('#checkpoint ')][0].split()[1:]))
+    site = {int(l.split()[1]): list(map(int, l.split()[2:5])) for l in lines if l.startswith('#live ')}
+    stack = {int(l.split()[1]): list(map(int, l.split()[2:4])) for l in lines if l.startswith('#live-stack ')}
+    return (v[2], v[3], v[4], v[5], site, stack), v[1]
+
+def same_state(a, b):
+    """equal, but for sites that never held a byte and stacks that hold none"""
+    def norm(st):
+        return st[:4] + ({k: v for k, v in st[4].items() if v[2]}, {k: v for k, v in st[5].items() if v[1]})
+    return norm(a) == norm(b)
+
+def chained(name):
+    """FULL given as '-' (a run that cannot be repeated, threads): each kept
+    segment's checkpoint is the one before it and that segment's records"""
+    segs = sorted((int(m.group(1)), p) for p in glob.glob(glob.escape(name) + '.seg-*')
+                  for m in [re.search(r'\.seg-([0-9]+)$', p)] if m)
+    files = [p for _, p in segs] + [name]
+    state = None
+    for path in files:
+        lines = text(path)
+        recs = replay(lines)[0]
+        if any(l.startswith('#checkpoint ') for l in lines):
+            cp, recno = checkpoint(lines)
+            if state is not None and not same_state(state, cp):
+                fail('%s: its checkpoint is not the one before and the records between' % path)
+            if recs and recs[0][2] != recno:
+                fail('%s: its first record is %d, its checkpoint says %d' % (path, recs[0][2], recno))
+            state = cp
+        if state is not None:
+            state = state_at(recs, len(recs), state)
+    print('segments: %d kept, each checkpoint the one before and the records between' % len(files))
+    sys.exit(0 if state is not None and len(files) > 2 else 1)
+
 def main():
     full, name = sys.argv[1], sys.argv[2]
+    if full == '-':
+        chained(name)
     frecs, fdefs, fstacks = replay(text(full))
     for i, r in enumerate(frecs):
         if r[2] != i:
