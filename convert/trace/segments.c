@@ -200,31 +200,50 @@ static size_t seg_run(struct tool_err *e, const char *name, uint64_t *ks, size_t
     return used;
 }
 
-int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
+size_t trace_segments_list(struct tool_err *e, const char *name, char ***paths)
 {
     uint64_t *ks, no;
     char *line = NULL;
     size_t cap = 0, nk = seg_numbers(e, name, &ks), used;
-    *first = 0;
+    *paths = NULL;
     if (nk == 0 || (used = seg_run(e, name, ks, nk, &no, &line, &cap)) == (size_t)-1) {
         free(ks);
         free(line);
-        return -1;
+        return 0;
     }
+    *paths = tool_realloc(e, NULL, (used + 1) * sizeof **paths);
+    for (size_t i = 0; i < used; i++)   /* oldest first */
+        (*paths)[i] = seg_path(e, name, ks[used - 1 - i]);
+    (*paths)[used] = seg_path(e, name, 0);
+    free(ks);
+    free(line);
+    return used + 1;
+}
+
+int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
+{
+    char **paths, *line = NULL;
+    size_t cap = 0, n = trace_segments_list(e, name, &paths);
+    *first = 0;
+    if (n == 0)
+        return -1;
     FILE *out = tmpfile();
     if (!out)
         tool_fail(e, "cannot create a temporary file: %s", strerror(errno));
-    for (size_t i = used + 1; i-- > 0;) {  /* oldest first, NAME last */
-        char *path = seg_path(e, name, i ? ks[i - 1] : 0);
-        FILE *f = seg_open(e, path);
-        free(path);
+    for (size_t i = 0; i < n; i++) {
+        FILE *f = seg_open(e, paths[i]);
         if (!f)
             tool_fail(e, "a segment was removed while it was read (the program still runs): try again");
-        seg_copy(e, f, out, i == used, &line, &cap);
+        if (i == 0) {           /* its number: 1, or its checkpoint's */
+            uint64_t clock;
+            seg_head(f, &line, &cap, first, &clock);
+            rewind(f);
+        }
+        seg_copy(e, f, out, i == 0, &line, &cap);
         fclose(f);
+        free(paths[i]);
     }
-    *first = used ? ks[used - 1] : no;
-    free(ks);
+    free(paths);
     free(line);
     if (fflush(out) != 0)
         tool_fail(e, "cannot write a temporary file: %s", strerror(errno));

@@ -294,6 +294,10 @@ void free_stacks(struct stacks *s);
  * first kept segment's number; -1 when there is no NAME.seg-K (read
  * NAME as it is).  Errors: tool_fail. */
 int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first);
+/* The files of NAME's run, oldest first, NAME last, in *paths (each and
+ * the array malloc'd): their count; 0 when there is no NAME.seg-K (or
+ * no NAME).  For a reader that follows the files itself (mtrace-top). */
+size_t trace_segments_list(struct tool_err *e, const char *name, char ***paths);
 /* The fields after "#checkpoint ": 1 if they are one. */
 int trace_checkpoint_parse(const char *p, struct trace_checkpoint *cp);
 /* n decimal numbers separated by one space, to the line's end: 1 if so. */
