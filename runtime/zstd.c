@@ -9,7 +9,8 @@
    compresses it when the library is there and is write(2) otherwise.
    May call: runtime/platform.c, state.c, out.c.
 
-   The file is one zstd frame per trace file (doc/trace-format.md): every
+   The file is one zstd frame per trace file, or per segment under
+   MTRACE_TRACE_MAX (mtrace_zst_finish ends one; doc/trace-format.md): every
    write of the buffer is a flush, so what reached the file decompresses
    up to its last record whatever happens next, and the write that takes
    the tail ends the frame.  No checksum: a frame can then be ended
