@@ -191,7 +191,7 @@ def suite_source(suite):
     folder = os.path.join(TOP, "tests", suite)
     if os.path.isdir(folder):
         for name in sorted(os.listdir(folder)):
-            if name.endswith((".sh", ".awk", ".py")):
+            if name.endswith((".sh", ".awk", ".py", ".js")):
                 text += open(os.path.join(folder, name), encoding="utf-8", errors="replace").read()
     return text if os.path.exists(path) else None
 
