@@ -186,6 +186,8 @@ for args in "" "a.json" "a.json b.json c.json" "--frob a.json b.json" "--fail-on
 done
 run help --help
 check "--help: exit 0, the usage on stdout" sh -c "test \$(cat help.rc) = 0 && grep -q '^usage: mtrace-diff' help.out"
+check "--help: its last line sends bugs to mtrace's tracker, not to Valgrind's authors; no address" sh -c \
+    "tail -n 1 help.out | grep -qx \"Report bugs to the mtrace project's issue tracker, not to Valgrind's authors.\" && ! grep -q @ help.out"
 
 # --- bad input: one line "mtrace-diff: FILE[:LINE]: ...", exit 2
 # bad NAME FILE EXPECTED-LINE [BASE]: FILE as NEW (BASE: a.json)

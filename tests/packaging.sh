@@ -222,6 +222,13 @@ for cc in gcc clang; do
     empty "$cc: a static one-line link (-static -DMTRACE=1 -include mtrace.h): no linker warning" static-$cc.err
     ./static-$cc > /dev/null 2> static-$cc.run
     has "$cc: ... and the static program is traced" static-$cc.run "prog.c:5: error: 300 bytes "
+    # questions to the compiler run it plainly: the answer is the plain one
+    # (gcc's linker line names a temporary file of its own: masked)
+    for q in --version -dumpmachine "-E -dM -x c /dev/null" -Wl,--version; do
+        MTRACE_CC=$cc "$MCC" $q 2>&1 | sed 's/-fresolution=[^ ]*//' > ask-$cc.mcc
+        $cc $q 2>&1 | sed 's/-fresolution=[^ ]*//' > ask-$cc.plain
+        same "$cc: mtrace-cc $q: the plain compiler's answer" ask-$cc.plain ask-$cc.mcc
+    done
 done
 
 # C++: one warning, untraced
