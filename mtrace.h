@@ -25,7 +25,7 @@
 
    Leaks are printed as "file:line: error: N bytes in M blocks leaked
    here", largest first, after every destructor of the program and its
-   libraries (MTRACE_LEAK_RECORDS of them: README), and turn
+   libraries (MTRACE_LEAK_RECORDS of them: doc/guide.md), and turn
    an exit status of 0 into 1.  A double free prints the place of the bad
    free, of the allocation and of the first free (with MTRACE_DEPTH, the
    callers of each), then aborts; in a forked child too, for a block its

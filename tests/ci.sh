@@ -175,6 +175,21 @@ EOT
 check "doc/report-json.md: its example has the runtime's fields, in its order" \
     python3 "$TMP/keys.py" "$TOP/doc/report-json.md" "$J"
 
+# every variable the runtime reads (each "MTRACE..." string of runtime/: the
+# names it asks mtrace_getenv for) is named in mtrace(7)'s ENVIRONMENT and in
+# the guide's Environment section, the two lists a user reads
+env_vars=$(cat "$TOP"/runtime/*.c "$TOP"/runtime/*.h | grep -oE '"MTRACE[A-Z0-9_]*"' | tr -d '"' | sort -u)
+sed -n '/^\.SH ENVIRONMENT/,/^\.SH REPORTS/p' "$TOP/doc/mtrace.7" > "$TMP/env.7"
+awk '/^## Environment/ { on = 1; next } /^## / { on = 0 } on' "$TOP/doc/guide.md" > "$TMP/env.md"
+env_missing() {
+    for v in $env_vars; do grep -qE "(^|[^A-Z0-9_])$v([^A-Z0-9_]|\$)" "$1" || printf ' %s' "$v"; done
+}
+miss7=$(env_missing "$TMP/env.7") missmd=$(env_missing "$TMP/env.md")
+check "mtrace(7)'s ENVIRONMENT names every variable the runtime reads ($(echo $env_vars | wc -w))" \
+    test -n "$env_vars" -a -z "$miss7" || echo "     missing:$miss7"
+check "the guide's Environment names every variable the runtime reads" \
+    test -n "$env_vars" -a -z "$missmd" || echo "     missing:$missmd"
+
 # the mutants made by rule (tests/mutate/gen.py): each operator on a small
 # file, as text (op TAB from TAB to), and what the rules leave alone
 mkdir -p "$TMP/gen"
