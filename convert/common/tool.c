@@ -382,6 +382,75 @@ static void unzstd(struct copy *c, int fd, const unsigned char *head, size_t nhe
     }
 }
 
+struct tool_unzstd {
+    struct tool_err *e;
+    const struct zlib *z;
+    void *dctx;
+    char *out;
+};
+
+enum { UNZSTD_OUT = 1 << 17 };
+
+struct tool_unzstd *tool_unzstd_new(struct tool_err *e)
+{
+    const char *lib, *why;
+    const struct zlib *z = zlib_load(&lib, &why);
+    if (!z)
+        tool_fail(e, "compressed with zstd, and %s cannot be loaded (%s)", lib, why);
+    struct tool_unzstd *u = calloc(1, sizeof *u);
+    if (u && !(u->out = malloc(UNZSTD_OUT)))
+        free(u), u = NULL;
+    if (u && !(u->dctx = z->create()))
+        free(u->out), free(u), u = NULL;
+    if (!u)
+        tool_fail(e, "out of memory");
+    u->e = e;
+    u->z = z;
+    z->set(u->dctx, ZSTD_D_WINDOWLOGMAX, ZSTD_WINDOWLOG_LIMIT);
+    return u;
+}
+
+void tool_unzstd_feed(struct tool_unzstd *u, const void *src, size_t n,
+                      void (*put)(void *arg, const char *text, size_t len), void *arg)
+{
+    struct zin in = { src, n, 0 };
+    for (;;) {
+        struct zout out = { u->out, UNZSTD_OUT, 0 };
+        size_t r = u->z->decompress(u->dctx, &out, &in);
+        if (u->z->is_error(r))
+            tool_fail(u->e, "not valid zstd data (%s)", u->z->error_name(r));
+        put(arg, u->out, out.pos);
+        /* all the input taken and the output not full: nothing more now */
+        if (in.pos == in.size && out.pos < out.size)
+            return;
+    }
+}
+
+void tool_unzstd_free(struct tool_unzstd *u)
+{
+    if (!u)
+        return;
+    u->z->destroy(u->dctx);
+    free(u->out);
+    free(u);
+}
+
+int tool_is_zstd(const void *head, size_t n)
+{
+    return n >= sizeof zstd_magic && !memcmp(head, zstd_magic, sizeof zstd_magic);
+}
+
+long tool_rank_suffix(const char *name)
+{
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+        k--;
+    if (k == n || n - k > 9 || name[k] == '0' || k < 2 || name[k - 1] != '-' ||
+        name[k - 2] == '/')
+        return -1;
+    return strtol(name + k, NULL, 10);
+}
+
 int tool_input(struct tool_err *e, int fd)
 {
     struct copy c = { .e = e };

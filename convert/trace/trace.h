@@ -152,6 +152,9 @@ struct pass {
     size_t ndef;                /* '@' records seen */
     size_t nstacks;             /* '#stack' records seen */
     int truncated_line;         /* last line had no newline */
+    uint64_t time_ns;           /* the last "#time NS": the trace's clock */
+    uint64_t clock_ns;          /* "#clock WALL": its 0 by the wall clock */
+    int have_time, have_clock;
     /* heap model, as Massif counts */
     uint64_t heap, extra, nblocks;
     uint64_t time_b, time_i;
@@ -257,6 +260,10 @@ struct model {
 /* parse.c: the records of one pass, through the heap model. */
 void run_pass(struct conv *c, struct input *in);
 void rewind_input(struct conv *c, struct input *in);
+/* The complete lines [p, end) of pass 1, read as they come (mtrace-top
+ * follows a growing trace): end[-1] is '\n', PAD readable bytes after it.
+ * c->e.line counts on from the lines given before. */
+void parse_more(struct conv *c, const char *p, const char *end);
 
 /* stack.c: "#depth", "#map", "#stack" (pass 1), then the labels and
  * the tree of contexts; the tree's labels for the output. */
