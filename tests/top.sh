@@ -42,8 +42,10 @@ wait_for top.out "live     0 B in 0 blocks" || ok=
 n=$(snapshots top.out)
 touch go3
 wait $top; rc=$?
-wait $prog
+wait $prog; prog_rc=$?
 check "phases: each phase seen in the snapshots" test -n "$ok"
+check "phases: the program ran as without mtrace-top: exit 0, its trace under its name (no ph.trace.PID)" \
+    test "$prog_rc" = 0 -a "$(ls ph.trace*)" = ph.trace
 check "phases: the live bytes follow them, 1 MiB, 4 MiB, 0" test "$(lives top.out)" = "1048576 4194304 0"
 check "phases: the end detected: exit 0 once the tail is written" test "$rc" = 0 -a ! -s top.err
 check "phases: the last snapshot says ended, 4 records, the peak 4194304 B" sh -c \
