@@ -199,5 +199,33 @@ python3 "$D/pty.py" "" - "$TOPT" --interval 0.2 t.trace > end.out
 check "terminal: ends by itself on a finished trace, exit 0, modes restored" \
     test "$(head -n 2 end.out | paste -sd ' ')" = "status 0 restored"
 has "terminal: ... its end state shown" end.out "trace    t.trace (ended)"
+# a screen of 24 lines, 80 columns: 40 sites and a long name do not fit
+awk 'BEGIN { t = 0; for (i = 1; i <= 40; i++) { t += i; printf "@ %d site_%d_%s many.c %d\n+ %d %d %d %d 0\n", i, i,
+     "a_name_longer_than_any_terminal_line_is_wide_" i "_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", i, i, i - 1, t, i }
+     print "set key"; print "plot 0" }' > many.trace
+python3 "$D/pty.py" "" - "$TOPT" many.trace > many.out
+check "terminal: 40 sites on 24 lines of 80 columns: each line cut to the window, the screen not scrolled" python3 -c "
+import re, sys
+text = open('many.out', 'rb').read().split(b'\n', 2)[2].decode()
+frames = [f for f in text.split('\x1b[H') if f.strip()]
+lines = [re.sub(r'\x1b\[[0-9;?]*[A-Za-z]', '', l) for l in frames[-1].split('\r\n')]
+sys.exit(0 if frames and 0 < len([l for l in lines if l]) <= 23 and max(map(len, lines)) <= 80
+         and any('sites more' in l for l in lines) else 1)"
+printf '@ 1 f a.c 1\n+ 1 0 10 10 0\n- 1 1 20 0 0\n' > bad.trace
+python3 "$D/pty.py" "" - "$TOPT" bad.trace > bad.out
+check "terminal: bad input: exit 2, the terminal restored" test "$(head -n 2 bad.out | paste -sd ' ')" = "status 2 restored"
+has "terminal: ... then the error line, after the screen" bad.out "mtrace-top: bad.trace:3: '-' record: TOTAL went up (10 -> 20)"
 cd "$TMP" || exit 2
+
+# --- installed with its man page (make -n: nothing built or written here)
+make --no-print-directory -s -C "$TOP" -n install DESTDIR=/D PREFIX=/P > install.n 2>&1
+make --no-print-directory -s -C "$TOP" -n uninstall DESTDIR=/D PREFIX=/P > uninstall.n 2>&1
+check "make install: the tool and its man page" sh -c \
+    "grep -q 'for t in .*mtrace-top' install.n && grep -q 'install -m 644 .*doc/mtrace-top.1 .*/D/P/share/man/man1/' install.n"
+check "make uninstall: both removed" sh -c \
+    "grep -q 'for t in .*mtrace-top' uninstall.n && grep -q '/D/P/share/man/man1/mtrace-top.1' uninstall.n"
+MANWIDTH=80 man --warnings -l "$TOP/doc/mtrace-top.1" > man.out 2> man.err
+check "the man page renders without warnings" sh -c "test -s man.out && ! test -s man.err"
+"$TOPT" --help > help.out
+check "--help: its last line says where bugs go" test "$(tail -n 1 help.out)" = "Report bugs to the mtrace project's issue tracker, not to Valgrind's authors."
 finish

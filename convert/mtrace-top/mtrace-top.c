@@ -38,9 +38,10 @@ static void usage(FILE *f)
           "no process writing it for 1 s (a run killed by SIGKILL).\n"
           "\n"
           "options:\n"
-          "  --batch               print one plain snapshot after another (also\n"
+          "  --batch, -b           print one plain snapshot after another (also\n"
           "                        when standard output is not a terminal)\n"
-          "  --interval=SECONDS    between snapshots; fractions too (default 1)\n"
+          "  --interval=SECONDS, --interval SECONDS, -d SECONDS\n"
+          "                        between snapshots; fractions too (default 1)\n"
           "  --help, --version\n"
           "Exit status: 0, or 2 for bad usage or bad input.\n"
           "See mtrace-top(1).\n" MTRACE_TOOLS_BUGS, f);
@@ -147,7 +148,10 @@ static int run_screen(struct run *r)
         FILE *m = open_memstream(&text, &len);
         if (!m)
             break;
-        show_snapshot(m, r->f, r->n, rows > 16 ? rows - 16 : 1);
+        /* the lines above the sites (top_show.c): 9 for one trace, the
+         * sums and the table for several; then a line for "more" */
+        size_t head = r->n == 1 ? 9 : r->n + 7;
+        show_snapshot(m, r->f, r->n, rows > head + 3 ? rows - head - 2 : 1);
         fclose(m);
         screen_draw(text, len, rows, cols);
         free(text);
