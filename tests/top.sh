@@ -37,6 +37,7 @@ ok=1
 wait_for top.out "live     1048576 B in 1 blocks" || ok=
 touch go1
 wait_for top.out "live     4194304 B in 2 blocks" || ok=
+sleep 1.5   # idle longer than TOP_QUIET_S: the lock says it still runs
 touch go2
 wait_for top.out "live     0 B in 0 blocks" || ok=
 n=$(snapshots top.out)
@@ -47,6 +48,7 @@ check "phases: each phase seen in the snapshots" test -n "$ok"
 check "phases: the program ran as without mtrace-top: exit 0, its trace under its name (no ph.trace.PID)" \
     test "$prog_rc" = 0 -a "$(ls ph.trace*)" = ph.trace
 check "phases: the live bytes follow them, 1 MiB, 4 MiB, 0" test "$(lives top.out)" = "1048576 4194304 0"
+check "phases: idle for 1.5 s, still running (its lock held): never cut short" sh -c "! grep -q 'cut short' top.out"
 check "phases: the end detected: exit 0 once the tail is written" test "$rc" = 0 -a ! -s top.err
 check "phases: the last snapshot says ended, 4 records, the peak 4194304 B" sh -c \
     "tail -n 12 top.out | grep -q '^trace    ph.trace (ended)' && tail -n 12 top.out | grep -q '^records  4\$' &&
