@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.c - the shared part of mtrace2massif, mtrace-diff and ms_print (see
+/* tool.c - the shared part of mtrace2massif, mtrace-diff, mtrace-top and ms_print (see
  * tool.h): the error line, checked allocation, %XX names, gnuplot's
  * quoting, and the tools' inputs as files they can read twice (a pipe
  * copied, a trace compressed with zstd decompressed, through libzstd loaded

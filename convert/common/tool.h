@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.h - what the tools, mtrace2massif, mtrace-diff and ms_print, share:
- * the one-line error that unwinds, checked allocation, the longest line
- * read, the trace's %XX names, gnuplot's inert strings, the Massif file's
- * keys, and the inputs read twice (pipes, traces compressed with zstd).
+/* tool.h - what the tools, mtrace2massif, mtrace-diff, mtrace-top and
+ * ms_print, share: the one-line error that unwinds, checked allocation,
+ * the longest line read, the trace's %XX names, gnuplot's inert strings,
+ * the Massif file's keys, the inputs read twice (pipes, traces compressed
+ * with zstd), a zstd stream read as it grows, MPI ranks' names.
  * The tracer (mtrace.h, mtrace.c) does not use this file. */
 #ifndef TOOL_H
 #define TOOL_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* trace.h - a trace read: the parser that mtrace2massif and mtrace-diff
- * share.  parse.c turns the records of one pass into events and gives
+/* trace.h - a trace read: the parser that mtrace2massif, mtrace-diff and
+ * mtrace-top share.  parse.c turns the records of one pass into events and gives
  * them to the heap model the tool sets in struct conv's 'model'
  * (mtrace2massif's Massif accounting, m2m_heap.c; mtrace-diff's per-site
  * counts, diff_trace.c): it calls the model only through those pointers.
@@ -10,7 +10,7 @@
  * the model's counts, and mtrace2massif's snapshots and samples, which
  * the parser does not touch (but for asking whether there are samples).
  * Owns: the records' syntax and checks, the call stacks and their labels.
- * May use: common/ (tool.h).  Used by: mtrace2massif/, mtrace-diff/.
+ * May use: common/ (tool.h).  Used by: mtrace2massif/, mtrace-diff/, mtrace-top/.
  */
 #ifndef TRACE_H
 #define TRACE_H
