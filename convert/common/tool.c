@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.c - the shared part of mtrace2massif, mtrace-diff, mtrace-top and ms_print (see
- * tool.h): the error line, checked allocation, %XX names, gnuplot's
- * quoting, and the tools' inputs as files they can read twice (a pipe
- * copied, a trace compressed with zstd decompressed, through libzstd loaded
- * at run time).
+/* tool.c - the shared part of mtrace2massif, mtrace-diff, mtrace-top and
+ * ms_print (see tool.h): the error line, checked allocation, %XX names,
+ * gnuplot's quoting, and the tools' inputs as files they can read twice (a
+ * pipe copied, a trace compressed with zstd decompressed, through libzstd
+ * loaded at run time), or a zstd stream as it grows.
  * Calls nothing of the tools: every file of them may call it. */
 #include "tool.h"
 
