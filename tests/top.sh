@@ -106,6 +106,20 @@ check "zst: the file is compressed (zstd's magic bytes)" test "$(head -c 4 z.tra
 check "zst: each phase seen while it grew" test -n "$ok"
 check "zst: the live bytes follow them, and it ends with its tail" sh -c \
     "test '$(lives top.out)' = '1048576 4194304 0' && test $rc = 0 && tail -n 12 top.out | grep -q '(ended)'"
+head -c $(($(wc -c < z.trace.zst) - 5)) z.trace.zst > cut.zst && touch -d '1 minute ago' cut.zst
+timeout 10 "$TOPT" cut.zst > cut.out 2> cut.err; rc=$?
+check "zst: a file cut inside a block, no process writing it: one line, exit 2" sh -c \
+    "test $rc = 2 && test \"\$(cat cut.err)\" = 'mtrace-top: cut.zst: truncated zstd data: the file ends inside a block or a header'"
+rm -f go1 go2 go3
+MTRACE=k.trace.zst ../phases 2> /dev/null & prog=$!
+for _ in $(seq 100); do [ -s k.trace.zst ] && break; sleep 0.05; done
+timeout 30 "$TOPT" --interval=0.2 k.trace.zst > k.out 2> k.err & top=$!
+wait_for k.out "live     1048576 B" || true
+kill -9 $prog; wait $prog 2> /dev/null
+wait $top; rc=$?
+check "zst: killed (SIGKILL: the frame stops between two blocks): cut short with its MiB, exit 0" sh -c \
+    "test $rc = 0 && tail -n 12 k.out | grep -q '^trace    k.trace.zst (cut short: no tail, and no process writes it)\$' &&
+     tail -n 12 k.out | grep -q '^live     1048576 B in 1 blocks\$'"
 MTRACE_ZSTD_LIB=/nonexistent timeout 10 "$TOPT" z.trace.zst > nolib.out 2> nolib.err; rc=$?
 check "zst: without libzstd, one line and exit 2" test $rc = 2 -a "$(wc -l < nolib.err)" = 1
 has "zst: ... that says why" nolib.err "mtrace-top: z.trace.zst: compressed with zstd, and /nonexistent cannot be loaded"

@@ -387,6 +387,7 @@ struct tool_unzstd {
     const struct zlib *z;
     void *dctx;
     char *out;
+    size_t want;                /* what the decoder last asked for */
 };
 
 enum { UNZSTD_OUT = 1 << 17 };
@@ -420,10 +421,16 @@ void tool_unzstd_feed(struct tool_unzstd *u, const void *src, size_t n,
         if (u->z->is_error(r))
             tool_fail(u->e, "not valid zstd data (%s)", u->z->error_name(r));
         put(arg, u->out, out.pos);
+        u->want = r;
         /* all the input taken and the output not full: nothing more now */
         if (in.pos == in.size && out.pos < out.size)
             return;
     }
+}
+
+int tool_unzstd_whole(const struct tool_unzstd *u)
+{
+    return u->want == 0 || u->want == ZSTD_BLOCK_HEADER;
 }
 
 void tool_unzstd_free(struct tool_unzstd *u)

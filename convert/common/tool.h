@@ -120,6 +120,9 @@ struct tool_unzstd;
 struct tool_unzstd *tool_unzstd_new(struct tool_err *e);
 void tool_unzstd_feed(struct tool_unzstd *u, const void *in, size_t n,
                       void (*put)(void *arg, const char *text, size_t len), void *arg);
+/* Did the bytes fed so far stop at the end of a frame or between two
+ * blocks (as the tracer leaves them at each write), not inside one? */
+int tool_unzstd_whole(const struct tool_unzstd *u);
 void tool_unzstd_free(struct tool_unzstd *u);
 
 /* Do the first n bytes of a file say zstd (its magic number, 28 b5 2f fd)?

@@ -251,6 +251,10 @@ int follow_step(struct followed *f, const char *locks)
     } else if (!alive && top_now() - f->grew_at >= TOP_QUIET_S) {
         if (f->off == 0)
             tool_fail(&f->c.e, "empty, and no process is writing it");
+        if (f->z && !tool_unzstd_whole(f->z)) {     /* as tool_input says it */
+            f->c.e.line = 0;    /* the file's, not a line's */
+            tool_fail(&f->c.e, "truncated zstd data: the file ends inside a block or a header");
+        }
         f->state = TOP_CUT;
         flush_pending(&f->c);
     }
