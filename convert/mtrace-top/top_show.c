@@ -178,7 +178,8 @@ static void show_sites(FILE *out, struct followed *f, size_t n, size_t rows)
             }
             row[nrow++] = (struct row){ s->label, s->live, s->blocks };
         }
-    qsort(row, nrow, sizeof *row, by_label);
+    if (nrow)                   /* (qsort wants a pointer even for none) */
+        qsort(row, nrow, sizeof *row, by_label);
     size_t m = 0;
     for (size_t i = 0; i < nrow; i++) {
         if (m && !strcmp(row[m - 1].label, row[i].label))
@@ -186,7 +187,8 @@ static void show_sites(FILE *out, struct followed *f, size_t n, size_t rows)
         else
             row[m++] = row[i];
     }
-    qsort(row, m, sizeof *row, by_live);
+    if (m)
+        qsort(row, m, sizeof *row, by_live);
     fprintf(out, "\n%12s  %8s  %s\n", "live B", "blocks", "site (function, file:line)");
     for (size_t i = 0; i < m && i < rows; i++) {
         fprintf(out, "%12" PRIu64 "  %8" PRIu64 "  ", row[i].live, row[i].blocks);
