@@ -194,6 +194,8 @@ bad interval-word "mtrace-top: 1s: SECONDS must be a number from 0.001 to 86400
 Try 'mtrace-top --help'." --interval=1s done/f.trace
 timeout 10 "$TOPT" --interval 0.05 done/f.trace > frac.out 2>&1
 check "--interval 0.05: a fraction is accepted" test $? = 0 -a "$(snapshots frac.out)" = 1
+timeout 10 "$TOPT" -b -d 0.5 done/f.trace > short.out 2>&1
+check "-b -d 0.5, top's own letters: the same snapshot" cmp -s frac.out short.out
 
 # --- The terminal: a pseudo-terminal, 'q', Ctrl-C, the end by itself
 mkdir tty && cd tty || exit 2
