@@ -8,7 +8,8 @@
 /* MTRACE_LEAK_CHECK=reachable: at exit, the live blocks that the program
    can still reach, conservatively (as LSan and Memcheck do): every word of
    the writable data of the loaded objects, of this thread's stack from
-   here up, of the other threads' stacks, and, transitively, of the blocks
+   here up, of the other threads' stacks (not those of threads known to
+   have ended: mtrace_thread_ended), and, transitively, of the blocks
    found, that points into a live traced block marks it.  Those count as
    "still reachable" (a note per site); the others are the leaks. */
 struct mtrace_found { uintptr_t addr; size_t size; unsigned site; };
