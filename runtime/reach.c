@@ -2,7 +2,8 @@
 /* runtime/reach.c - MTRACE_LEAK_CHECK=reachable: the scan at exit.
 
    Owns: finding which live blocks the program can still reach from its
-   data, its threads' stacks and, transitively, other blocks.
+   data, its threads' stacks and, transitively, other blocks; the list of
+   the threads that ended, whose stacks are not scanned.
    May call: runtime/state.c, out.c, stacks.c, blocks.c. */
 
 /* MTRACE_LEAK_CHECK=reachable: at exit, the live blocks that the program
@@ -67,7 +68,7 @@ static int mtrace_scan_object(const struct mtrace_module *m, void *arg)
    mtrace_pending.key[] holds the pointers its last calls were given, the C
    library's tcache pointer points into the thread's arena.  Scanned, they
    kept lost blocks "still reachable", where Memcheck, which knows the
-   thread is gone, says "definitely lost" (tests/ci/reach-*.c).  So each
+   thread is gone, says "definitely lost" (tests/ci/reach-threads.c).  So each
    thread that makes a traced call learns its stack's bounds and sets a
    key whose destructor, at its end, lists the stack here and marks the
    thread's mtrace_pending (which lies in that stack); the scan skips a
