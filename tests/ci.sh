@@ -192,6 +192,16 @@ if [ -z "$ASAN" ]; then
     reach_threads reuse 0 64
     has "reachable mode: the second thread took the ended one's stack over (glibc's cache)" "$TMP/rt-reuse.out" reused
     reach_threads reuse-traced 0 64
+    # the list's bound (doc/limits.md): 256 ended threads' stacks at once
+    # are all skipped; of 300, the 44 listed first are scanned again
+    (cd "$TMP" && MTRACE_LEAK_CHECK=reachable ./reach-threads many 256 2> rt-256.err
+        MTRACE_LEAK_CHECK=reachable ./reach-threads many 300 2> rt-300.err)
+    has "reachable mode, 256 threads that ended at once: every block lost" "$TMP/rt-256.err" \
+        "12288 bytes in 256 blocks leaked here"
+    hasnt "reachable mode, 256 threads that ended at once: ...none still reachable" "$TMP/rt-256.err" "still reachable here"
+    has "reachable mode, 300 threads that ended at once: 256 blocks lost" "$TMP/rt-300.err" "12288 bytes in 256 blocks leaked here"
+    has "reachable mode, 300 threads that ended at once: ...44 still reachable (the stacks listed first, scanned again)" \
+        "$TMP/rt-300.err" "2112 bytes in 44 blocks still reachable here"
 fi
 
 # the example in doc/report-json.md has exactly the fields the runtime writes

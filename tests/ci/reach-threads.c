@@ -13,6 +13,10 @@
               holds the only pointer to a block, makes no traced call and
               is still running at exit: 64 bytes still reachable
      reuse-traced  the same, the second thread making a traced call too
+     many N   N threads at once (small stacks, all in glibc's cache after)
+              each realloc a block and lose it: 48 bytes each lost, up to
+              256 threads (the stacks listed); past that, the stacks first
+              listed are scanned again (words of their last calls there)
    No stdio: every heap block is traced. */
 #include <pthread.h>
 #include <stdint.h>
@@ -21,6 +25,7 @@
 #include <unistd.h>
 
 static char *block, *volatile handover;
+static pthread_barrier_t together;
 static volatile int ready;
 static volatile uintptr_t first_self;
 
@@ -87,10 +92,36 @@ static int reuse(int traced)
     exit(0);
 }
 
+/* A thread of `many`: its block lost, it waits for all the others. */
+static void *loses(void *arg)
+{
+    lose(48, 1);
+    pthread_barrier_wait(&together);
+    return arg;
+}
+
+static int many(int n)
+{
+    pthread_t t[1024];
+    pthread_attr_t small;
+    int i;
+    if (n < 1 || n > 1024 || pthread_attr_init(&small) || pthread_attr_setstacksize(&small, 64 * 1024)
+        || pthread_barrier_init(&together, 0, n))
+        return 2;
+    for (i = 0; i < n; i++)
+        if (pthread_create(&t[i], &small, loses, 0))
+            return 2;
+    for (i = 0; i < n; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     pthread_t t;
     const char *how = argc > 1 ? argv[1] : "realloc";
+    if (!strcmp(how, "many"))
+        return many(argc > 2 ? atoi(argv[2]) : 0);
     if (!strcmp(how, "free"))
         block = malloc(50);
     if (pthread_create(&t, 0, ends, (void *)how) || pthread_join(t, 0))
