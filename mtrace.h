@@ -253,6 +253,9 @@ struct mtrace_pending {
     struct mtrace_site *first;     /* a site at its first call here, */
     __UINTPTR_TYPE__ first_ret;    /* ...and that call's return address: the
                                       site's file's directory, at exit */
+    int seen;                      /* a traced call of this thread came back
+                                      (runtime/reach.c: mtrace_thread_seen) */
+    __UINTPTR_TYPE__ gone;         /* the thread has ended: its mark (reach.c) */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));

@@ -1917,8 +1917,6 @@ def run_driver(binary, ops, level, mode, workdir, tag, stacks=None, opts=None):
     # program's thread for half the runs, the writer thread for the rest.
     if zlib.crc32(tag.encode()) % 2:
         env['MTRACE_WRITER'] = '0'
-    if KNOWN_BUG_THREAD_POINTER:
-        env['MODEL_CLEAR_LAST_CALL'] = '1'
     if mode == 'continue':
         env['MTRACE_DOUBLE_FREE'] = 'continue'
     if stacks:
@@ -2481,18 +2479,6 @@ def budget_text(rng, ops, sites):
         peak = 0
     return rng.choice([str(max(1, peak - 1)), str(max(1, peak)), str(peak + 1), str(max(1, peak // 2)),
                        '%dK' % max(1, peak // 1024), '1M'])
-
-
-# A runtime bug (issue 37; /tmp/wtm-bugs/thread-realloc.c, thread-free.c):
-# under MTRACE_LEAK_CHECK=reachable the pointer that a thread's last traced
-# call was given or returned (free, realloc, a bad free) stays in the
-# tracer's state of that thread, where the scan finds it (a finished
-# thread's stack mapping holds its TLS): the block realloc returned is
-# "still reachable", and so is any block that takes a freed address later.  While this switch is on, driver.c makes a
-# free(NULL) before each thread and process ends (MODEL_CLEAR_LAST_CALL),
-# which writes no record and leaves no pointer; remove it once the bug is
-# fixed.
-KNOWN_BUG_THREAD_POINTER = True
 
 
 def wrapper_list(rng):
