@@ -144,6 +144,31 @@ while kill -0 $prog 2> /dev/null; do
 done
 check "32K, watched while it runs: the disk use never above 32768 bytes (most seen $most)" test "$most" -le 32768
 
+# --- mtrace-top follows the segments as the name moves on: to the same end as the
+#     full trace (records, nothing live, the peak and its record), whether it read
+#     each segment (slow) or segments went by unread (paused, then at full speed:
+#     it starts again at the checkpoint of the one it has)
+run "$TMP/full4" trace run 40000
+"$TOP/mtrace-top" -b "$TMP/full4/trace" | grep -E '^(records|live|peak) ' | sed 's/ at .*(record/ (record/' > "$TMP/full4/top"
+top_follows() {     # DIR NAME: mtrace-top -b -d 0.05 on DIR/NAME while it runs, its last figures
+    for i in $(seq 1 300); do [ -s "$1/$2" ] && break; sleep 0.01; done
+    timeout 30 "$TOP/mtrace-top" -b -d 0.05 "$1/$2" > "$1/top.all" 2> "$1/top.err"; echo $? > "$1/top.rc"
+    grep -E '^(records|live|peak) ' "$1/top.all" | tail -3 | sed 's/ at .*(record/ (record/' > "$1/top"
+}
+(MTRACE_TRACE_MAX=64K run "$TMP/tp" trace pause 40000 "$TMP/tp/go") &
+for i in $(seq 1 500); do [ "$(nsegs "$TMP/tp" trace 2> /dev/null)" -ge 3 ] && break; sleep 0.02; done
+(sleep 0.5; touch "$TMP/tp/go") &
+top_follows "$TMP/tp" trace
+wait
+check "mtrace-top on a 64K run whose segments go by unread: ended, exit 0, the full trace's records, live bytes and peak ($(tr '\n' ' ' < "$TMP/tp/top"))" \
+    sh -c "[ \$(cat '$TMP/tp/top.rc') = 0 ] && grep -q '(ended)' '$TMP/tp/top.all' && cmp -s '$TMP/full4/top' '$TMP/tp/top'"
+mkdir -p "$TMP/ts"
+(MTRACE_TRACE_MAX=1M run "$TMP/ts" trace slow 40000) &
+top_follows "$TMP/ts" trace
+wait
+check "mtrace-top on a 1M run that naps: ended, exit 0, the full trace's records, live bytes and peak ($(tr '\n' ' ' < "$TMP/ts/top"))" \
+    sh -c "[ \$(cat '$TMP/ts/top.rc') = 0 ] && [ $(nsegs "$TMP/ts" trace) -ge 2 ] && cmp -s '$TMP/full4/top' '$TMP/ts/top'"
+
 # --- Compressed segments: each a whole zstd frame
 if command -v zstd > /dev/null && [ -e /usr/lib/x86_64-linux-gnu/libzstd.so.1 -o -n "$(ldconfig -p 2> /dev/null | grep libzstd.so.1)" ]; then
     MTRACE_TRACE_MAX=64K run "$TMP/z" trace.zst run 20000

@@ -40,6 +40,11 @@ struct followed {
     uint64_t prev_live;
     double prev_t, growth;
     int have_prev, have_growth;
+    /* MTRACE_TRACE_MAX: the segment read (1 the first; NAME.seg-K or NAME
+     * itself), and where its opening is (trace_opening_line; 2: past it) */
+    uint64_t seg;
+    int opening;
+    int lost;                   /* segments went by unread: start again at this one */
 };
 
 /* top_follow.c */

@@ -6,7 +6,9 @@
  * here (the live bytes per site, the peak and when), and whether it is
  * over: its tail read, or no process writing it (the tracer holds its
  * trace flock'ed while it runs: /proc/locks tells, without taking a lock
- * that could send a starting run to NAME.PID).
+ * that could send a starting run to NAME.PID).  A trace in segments
+ * (MTRACE_TRACE_MAX) is followed from one segment to the next as the
+ * name moves on, each later one's opening skipped (trace/segments.c).
  * Owns: struct followed's reading and the model.  Calls: trace/parse.c
  * (parse_more), tool.c. */
 #define _GNU_SOURCE
@@ -95,6 +97,7 @@ int follow_open(struct followed *f, const char *name, FILE *err)
     f->name = name;
     f->fd = -1;
     f->zst = -1;
+    f->opening = 2;             /* a first segment's opening is the parser's */
     f->c.model = &top_model;
     f->c.p.n = 1;
     f->c.o.quiet = 1;
@@ -121,6 +124,35 @@ int follow_open(struct followed *f, const char *name, FILE *err)
     return 0;
 }
 
+/* A later segment's opening (MTRACE_TRACE_MAX): the definitions and
+ * the checkpoint the parser has already, skipped; its checkpoint must
+ * take up where the segment before ended.  Where the records start. */
+static char *skip_opening(struct followed *f, char *p, char *end)
+{
+    struct trace_checkpoint cp;
+    while (f->opening < 2 && p < end) {
+        char *eol = memchr(p, '\n', (size_t)(end - p)) + 1;
+        int r = trace_opening_line(&f->opening, p);
+        f->c.e.line++;
+        if (r < 0)
+            tool_fail(&f->c.e, "another trace under this name (a new run?)");
+        if (!strncmp(p, "#checkpoint ", 12) && !trace_checkpoint_parse(p + 12, &cp))
+            tool_fail(&f->c.e, "#checkpoint record: expected '#checkpoint SEG RECNO TOTAL BLOCKS "
+                      "PEAK PEAK_RECNO PEAK_NS NS'");
+        if (!strncmp(p, "#checkpoint ", 12) && (cp.seg != f->seg || cp.recno != f->c.p.nrec)) {
+            f->lost = 1;        /* the segments between were removed unread */
+            f->seg = cp.seg;
+            return end;
+        }
+        if (r == 0) {
+            f->c.e.line--;      /* the parser counts it */
+            break;
+        }
+        p = eol;
+    }
+    return p;
+}
+
 /* Text of the trace: appended, and its complete lines parsed. */
 static void take_text(void *arg, const char *p, size_t n)
 {
@@ -144,7 +176,8 @@ static void take_text(void *arg, const char *p, size_t n)
         return;
     }
     last++;
-    parse_more(&f->c, f->text, last);
+    char *from = skip_opening(f, f->text, last);
+    parse_more(&f->c, from, last);
     f->have -= (size_t)(last - f->text);
     memmove(f->text, last, f->have);
     memset(f->text + f->have, 0, PAD);
@@ -234,6 +267,86 @@ char *follow_locks(void)
     return text;
 }
 
+/* MTRACE_TRACE_MAX: the name has moved on to a new segment, and the one
+ * read is whole (the tracer ends a segment before it renames it): the
+ * next one opened, NAME.seg-K if it went by already, else NAME.  1 if
+ * it did. */
+static int next_segment(struct followed *f)
+{
+    struct stat st;
+    if (f->have || stat(f->name, &st) != 0 || (st.st_ino == f->ino && st.st_dev == f->dev))
+        return 0;
+    if (!f->seg)                /* the first segment's number: its checkpoint's, or 1 */
+        f->seg = f->c.cp.seg ? f->c.cp.seg : 1;
+    char *path = tool_realloc(&f->c.e, NULL, strlen(f->name) + 32);
+    sprintf(path, "%s.seg-%" PRIu64, f->name, f->seg + 1);
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    free(path);
+    if (fd < 0)
+        fd = open(f->name, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return 0;               /* between two names: the next step sees it */
+    }
+    close(f->fd);
+    f->fd = fd;
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    f->off = 0;
+    f->zst = -1;
+    if (f->z)
+        tool_unzstd_free(f->z);
+    f->z = NULL;
+    f->seg++;
+    f->opening = 0;
+    return 1;
+}
+
+/* Segments went by between two reads, removed before they were read
+ * (a small MTRACE_TRACE_MAX, a fast program): the model starts again at
+ * the checkpoint of the segment open, read from its start. */
+static void start_again(struct followed *f)
+{
+    struct tool_err e = f->c.e;         /* (its jmp_buf: follow_step's) */
+    for (size_t i = 0; i < f->c.nsites; i++) {
+        free(f->c.sites[i].label);
+        free(f->c.sites[i].func);
+    }
+    free(f->c.sites);
+    free(f->c.cmd);
+    free_stacks(&f->c.s);
+    memset(&f->c, 0, sizeof f->c);
+    f->c.e = e;
+    f->c.e.line = 0;
+    f->c.model = &top_model;
+    f->c.p.n = 1;
+    f->c.o.quiet = 1;
+    f->off = 0;
+    f->have = 0;
+    f->zst = -1;
+    if (f->z)
+        tool_unzstd_free(f->z);
+    f->z = NULL;
+    f->opening = 2;             /* its opening read this time */
+    f->lost = 0;
+}
+
+/* What the file open gained (its kind first); started again at its
+ * checkpoint if segments went by unread.  1 if it grew. */
+static int read_segment(struct followed *f, int over)
+{
+    if (f->zst < 0)
+        find_kind(f, over);
+    int grew = f->zst >= 0 && read_more(f);
+    if (f->lost) {
+        start_again(f);
+        find_kind(f, over);
+        grew = f->zst >= 0 && read_more(f);
+    }
+    return grew;
+}
+
 int follow_step(struct followed *f, const char *locks)
 {
     if (setjmp(f->c.e.jb))
@@ -242,10 +355,19 @@ int follow_step(struct followed *f, const char *locks)
         return 0;
     int alive = writer_alive(f, locks);
     int quiet = top_now() - f->grew_at >= TOP_QUIET_S;
-    if (f->zst < 0)
-        find_kind(f, !alive && quiet);
-    if (f->zst >= 0 && read_more(f))
+    if (read_segment(f, !alive && quiet))
         f->grew_at = top_now();
+    while (f->zst >= 0 && f->c.p.tail_n == 0 && next_segment(f)) {
+        alive = 1;              /* the tracer wrote it just now */
+        f->grew_at = top_now();
+        read_segment(f, 0);
+    }
+    if (f->c.cp.seg && f->c.cp.peak > f->peak) {   /* the peak before a checkpoint */
+        f->peak = f->c.cp.peak;
+        f->peak_rec = f->c.cp.peak_recno;
+        f->peak_ns = f->c.cp.peak_ns;
+        f->peak_timed = 1;
+    }
     if (f->c.p.tail_n == 2 && f->have == 0) {
         f->state = TOP_ENDED;
     } else if (!alive && top_now() - f->grew_at >= TOP_QUIET_S) {

@@ -133,24 +133,28 @@ static void seg_head(FILE *f, char **line, size_t *cap, uint64_t *no, uint64_t *
     }
 }
 
-/* Copies f to out: whole, or from after its checkpoint (the #checkpoint
- * line and the #live, #live-stack and #time lines that follow it). */
+int trace_opening_line(int *state, const char *l)
+{
+    if (*state == 0) {
+        if (!strncmp(l, "#checkpoint ", 12))
+            *state = 1;
+        return l[0] == '#' || l[0] == '@' ? 1 : -1;
+    }
+    if (*state == 1 && (!strncmp(l, "#live", 5) || !strncmp(l, "#time ", 6)))
+        return 1;
+    *state = 2;
+    return 0;
+}
+
+/* Copies f to out: whole, or from after its opening. */
 static void seg_copy(struct tool_err *e, FILE *f, FILE *out, int whole, char **line, size_t *cap)
 {
     ssize_t n;
-    int skipping = !whole, in_cp = 0;
+    int state = whole ? 2 : 0;
     while ((n = getline(line, cap, f)) > 0) {
-        const char *l = *line;
-        if (skipping) {
-            if (!strncmp(l, "#checkpoint ", 12)) {
-                in_cp = 1;
-                continue;
-            }
-            if (!in_cp || !strncmp(l, "#live", 5) || !strncmp(l, "#time ", 6))
-                continue;
-            skipping = 0;
-        }
-        if (fwrite(l, 1, (size_t)n, out) != (size_t)n)
+        if (state < 2 && trace_opening_line(&state, *line) != 0)
+            continue;           /* (-1, a record before a checkpoint: seg_run made it one) */
+        if (fwrite(*line, 1, (size_t)n, out) != (size_t)n)
             tool_fail(e, "cannot write a temporary file: %s", strerror(errno));
     }
 }

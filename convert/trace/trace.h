@@ -305,6 +305,12 @@ int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first);
  * the array malloc'd): their count; 0 when there is no NAME.seg-K (or
  * no NAME).  For a reader that follows the files itself (mtrace-top). */
 size_t trace_segments_list(struct tool_err *e, const char *name, char ***paths);
+/* A later segment's opening, line by line (l: a whole line), *state from
+ * 0: its definitions up to its #checkpoint (0), then the checkpoint's
+ * #live and #time lines (1), then the records (2).  1: the line is the
+ * opening's (the reader has it already); 0: it is the first after it; -1:
+ * a record before any checkpoint (not a later segment). */
+int trace_opening_line(int *state, const char *l);
 /* The fields after "#checkpoint ": 1 if they are one. */
 int trace_checkpoint_parse(const char *p, struct trace_checkpoint *cp);
 /* n decimal numbers separated by one space, to the line's end: 1 if so. */
