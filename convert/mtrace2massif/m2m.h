@@ -116,7 +116,7 @@ extern const struct model massif_model;
 void policy_init(struct conv *c);
 void free_policy(struct conv *c);
 void attempt(struct conv *c, int64_t t);
-int peak_check(struct conv *c, uint64_t first_rec, int64_t *t);
+int peak_check(struct conv *c, int64_t t);
 
 /* m2m_gnuplot.c: the samples and the script. */
 void samples_init(struct conv *c);

@@ -74,8 +74,9 @@ static void usage(FILE *f)
           "and sum over the ranks.\n"
           "\n"
           "options (named and ranged as Massif's; [default]):\n"
-          "  --time-unit=B|i             B: bytes allocated + freed [B];\n"
-          "                              i: trace records (not instructions)\n"
+          "  --time-unit=B|i|ms          B: bytes allocated + freed [B];\n"
+          "                              i: trace records (not instructions);\n"
+          "                              ms: milliseconds (the trace's #time)\n"
           "  --max-snapshots=10..1000    snapshots kept [100]\n"
           "  --detailed-freq=1..1000000  every Nth snapshot is detailed [10]\n"
           "  --threshold=0..100          significance, in percent [1.0]\n"
@@ -142,14 +143,10 @@ static void desc_add(struct opts *o, const char *arg)
 static int conv_opt(struct opts *o, const char *a, const char *v)
 {
     if (!strncmp(a, "--time-unit=", 12)) {
-        if (!strcmp(v, "B"))
-            o->time_bytes = 1;
-        else if (!strcmp(v, "i"))
-            o->time_bytes = 0;
-        else if (!strcmp(v, "ms"))
-            return bad_opt(a, "traces carry no timestamps; use B or i");
-        else
-            return bad_opt(a, "expected B or i");
+        o->time_bytes = !strcmp(v, "B");
+        o->time_ms = !strcmp(v, "ms");
+        if (!o->time_bytes && !o->time_ms && strcmp(v, "i"))
+            return bad_opt(a, "expected B, i or ms");
         desc_add(o, a);
     } else if (!strncmp(a, "--max-snapshots=", 16)) {
         if (!int_opt(v, 10, 1000, &o->max_snapshots))

@@ -345,6 +345,9 @@ static const char *op_record(struct conv *c, const char *p)
     p = op_tail(c, p, &sid);
     if (id == 0 || id > c->p.ndef)
         tool_fail(&c->e, "site %" PRIu64 " used before its '@' record", id);
+    if (c->o.time_ms && !c->p.have_time)
+        tool_fail(&c->e, "--time-unit=ms: no #time record before this one (the trace has no "
+                  "timestamps: Basilisk's, or an older tracer's); use --time-unit=B or i");
     check_sid(c, id, sid);
     if (c->p.n == 1 && recno != c->p.nrec)
         tool_fail(&c->e, "record number %" PRIu64 ", expected %" PRIu64, recno, c->p.nrec);
@@ -391,6 +394,30 @@ static void cmd_record(struct conv *c, const char *p, const char *bufend)
     tool_decode(c->cmd, p, end);
 }
 
+/* "#time NS": the records after it were made NS nanoseconds after the
+ * tracer started (within a few milliseconds); never decreasing.
+ * "#clock WALL": when that clock read 0, by the wall clock (the first). */
+static void time_record(struct conv *c, const char *p)
+{
+    uint64_t ns;
+    if (!parse_u64(&p, &ns) || *p != '\n')
+        tool_fail(&c->e, "#time record: expected '#time NS'");
+    if (c->p.have_time && ns < c->p.time_ns)
+        tool_fail(&c->e, "#time record: %" PRIu64 " is before the last one, %" PRIu64,
+                  ns, c->p.time_ns);
+    c->p.time_ns = ns;
+    c->p.have_time = 1;
+}
+
+static void clock_record(struct conv *c, const char *p)
+{
+    uint64_t wall;
+    if (!parse_u64(&p, &wall) || *p != '\n')
+        tool_fail(&c->e, "#clock record: expected '#clock WALL'");
+    if (!c->have_clock)
+        c->clock_wall = wall, c->have_clock = 1;
+}
+
 /* A metadata record "#NAME ...": #cmd, #pool, #site and the call stacks
  * (stack.c); others are skipped, so that older converters read newer
  * traces. */
@@ -408,6 +435,10 @@ static void meta_record(struct conv *c, const char *p, const char *end)
         stack_record(c, p + 7);
     else if (!strncmp(p, "#site ", 6))
         rename_record(c, p + 6);
+    else if (!strncmp(p, "#time ", 6))
+        time_record(c, p + 6);
+    else if (!strncmp(p, "#clock ", 7))
+        clock_record(c, p + 7);
 }
 
 /* Process the complete lines in [p, end); end[-1] is '\n'. */

@@ -40,6 +40,7 @@
 
 struct opts {
     int time_bytes;             /* --time-unit=B (1) or i (0) */
+    int time_ms;                /* --time-unit=ms (time_bytes 0): the #time records */
     unsigned max_snapshots;     /* 10..1000 */
     unsigned detailed_freq;     /* 1..1000000 */
     double threshold;           /* 0..100, percent */
@@ -145,6 +146,8 @@ struct pass {
     uint64_t prev_total;
     uint64_t rss, rss0;
     int have_rss;               /* MAXRSS seen (Basilisk may omit it) */
+    uint64_t time_ns;           /* the last "#time NS" (0 before the first) */
+    int have_time;              /* a #time seen */
     uint64_t tail_first_line;   /* first non-record line not yet followed */
     int tail_n;                 /* by a record; 0 if none */
     int pend;                   /* a '<' waiting for a possible '>' */
@@ -195,6 +198,8 @@ struct conv {
     struct tool_err e;          /* name, line, where errors unwind to */
     const struct model *model;  /* what the parser's events go to */
     char *cmd;                  /* "#cmd": the program's command line, decoded */
+    uint64_t clock_wall;        /* "#clock WALL": the wall clock's ns at time 0 */
+    int have_clock;             /* ... seen */
     /* sites, index = ID - 1: labels from pass 1; live bytes per pass */
     struct site *sites;
     size_t nsites, cap_sites;

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory over wall-clock time, for --time-unit=ms: 1 MiB, then 2 MiB more
+ * 200 ms later, then 4 MiB more 400 ms after the start; everything freed
+ * 700 ms after the start (the peak, 7 MiB, is the heap just before the
+ * first free), then a last 1 MiB block alone until 900 ms.  The sleeps
+ * make the times the program's and not the tracer's nor Valgrind's: the
+ * code between them is a few calls. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+static void *block(size_t n)
+{
+    void *p = malloc(n);
+    if (!p)
+        exit(1);
+    memset(p, 1, n);
+    return p;
+}
+
+int main(void)
+{
+    void *a = block(1 << 20);
+    sleep_ms(200);
+    void *b = block(2 << 20);
+    sleep_ms(200);
+    void *c = block(4 << 20);
+    sleep_ms(300);
+    free(c);
+    free(b);
+    free(a);
+    void *d = block(1 << 20);
+    sleep_ms(200);
+    free(d);
+    return 0;
+}
