@@ -87,6 +87,21 @@ traced leak "$TOP/examples/leak.c" 8 &&
 traced threads "$TOP/examples/threads.c" 8 -pthread &&
     expect threads threads.json ./threads "work" threads && browse threads threads.html threads.expect
 
+# the trace's clock (#time): seconds on the time axis, first with --time-unit=ms.
+# timed.c reaches its 7 MiB peak 400 ms after its start (two sleeps of 200)
+$CC $CFLAGS_T -DMTRACE=1 -include "$MTRACE_H" -o timed "$TOP/tests/mtrace2massif/timed.c" 2>/dev/null &&
+    MTRACE="$TMP/timed.trace" ./timed > /dev/null 2>&1
+"$M2M" --time-unit=ms --html=timed.html timed.trace -o timed.massif
+node --experimental-websocket "$H/cdp.js" timed.html "$H/seconds.js" timed time 390 480 > timed.cdp 2>&1
+"$M2M" --html=notime.html "$TOP/tests/mtrace2massif/small.trace" -o notime.massif
+node --experimental-websocket "$H/cdp.js" notime.html "$H/seconds.js" notime none > notime.cdp 2>&1
+for f in timed notime; do
+    while IFS= read -r line; do
+        case $line in "ok   "*) pass "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; esac
+    done < $f.cdp
+    check "$f: no console error, no exception" grep -qx "errors 0" $f.cdp
+done
+
 # --- 2. A hostile trace: names that would be markup, script or JSON -------
 # The function, the file and the command line hold </script>, an <img> with
 # an onerror, quotes, &, a U+2028 LINE SEPARATOR and a byte that is not UTF-8.

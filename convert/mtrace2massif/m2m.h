@@ -147,6 +147,8 @@ struct hbucket {
     uint64_t lo, hi;            /* lowest and highest useful heap in it */
     uint64_t hi_ev, hi_rec, hi_tb, hi_extra; /* its first highest moment */
     uint64_t rss;               /* MAXRSS so far (0: none) */
+    uint64_t t_end, hi_t;       /* the trace's clock (#time, ns) after its last
+                                   event, and at its highest moment */
     uint32_t nz;                /* live contexts at hi_ev */
     uint32_t snap;              /* its snapshot + 1 (pass 2), 0: none */
 };

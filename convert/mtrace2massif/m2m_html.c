@@ -136,6 +136,8 @@ static void put_buckets(struct conv *c, FILE *f)
     json_col(f, "htb", b, n, offsetof(struct hbucket, hi_tb));
     json_col(f, "hx", b, n, offsetof(struct hbucket, hi_extra));
     json_col(f, "rss", b, n, offsetof(struct hbucket, rss));
+    if (c->p.have_time)         /* the trace's clock: the seconds axis */
+        json_col(f, "hns", b, n, offsetof(struct hbucket, hi_t));
     fputs("\"snap\":[", f);
     for (size_t k = 0; k < n; k++)
         fprintf(f, k ? ",%" PRIu32 : "%" PRIu32, b[k].snap);
@@ -173,14 +175,21 @@ static void put_head(struct conv *c, FILE *f, const char *trace)
         fputs("null", f);
     fprintf(f, ",\"truncated\":%s,\"time_unit\":\"%s\",\"depth\":%u,\"records\":%" PRIu64
             ",\"events\":%" PRIu64 ",\"heap_admin\":%u", c->truncated ? "true" : "false",
-            c->o.time_bytes ? "B" : "i", c->s.depth, c->p.nrec, c->p.ev, c->o.heap_admin);
+            c->o.time_ms ? "ms" : c->o.time_bytes ? "B" : "i", c->s.depth, c->p.nrec, c->p.ev,
+            c->o.heap_admin);
+    fprintf(f, ",\"has_time\":%s,\"clock\":", c->p.have_time ? "true" : "false");
+    if (c->have_clock)
+        fprintf(f, "%" PRIu64, c->clock_wall);
+    else
+        fputs("null", f);
     fprintf(f, ",\"peak_total\":%" PRIu64 ",\"end\":{\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64
-            ",\"rec\":%" PRIu64 ",\"tb\":%" PRIu64 "}", c->p.max_total, c->p.heap, c->p.nblocks,
-            c->p.time_i, c->p.time_b);
+            ",\"rec\":%" PRIu64 ",\"tb\":%" PRIu64 ",\"ns\":%" PRIu64 "}", c->p.max_total,
+            c->p.heap, c->p.nblocks, c->p.time_i, c->p.time_b, c->p.time_ns);
     if (h->peak_bucket < h->nb) {
         const struct hbucket *b = &h->b[h->peak_bucket];
         fprintf(f, ",\"peak\":{\"bytes\":%" PRIu64 ",\"record\":%" PRIu64 ",\"bucket\":%" PRIu64
-                ",\"tb\":%" PRIu64 "}", b->hi, b->hi_rec, h->peak_bucket, b->hi_tb);
+                ",\"tb\":%" PRIu64 ",\"ns\":%" PRIu64 "}", b->hi, b->hi_rec, h->peak_bucket,
+                b->hi_tb, b->hi_t);
     } else {
         fputs(",\"peak\":null", f);
     }

@@ -47,9 +47,9 @@ static void merge_buckets(struct html *h)
         if (b.hi > a.hi) {
             a.hi = b.hi;
             a.hi_ev = b.hi_ev, a.hi_rec = b.hi_rec, a.hi_tb = b.hi_tb;
-            a.hi_extra = b.hi_extra, a.nz = b.nz;
+            a.hi_extra = b.hi_extra, a.nz = b.nz, a.hi_t = b.hi_t;
         }
-        a.rec_end = b.rec_end, a.tb_end = b.tb_end, a.rss = b.rss;
+        a.rec_end = b.rec_end, a.tb_end = b.tb_end, a.rss = b.rss, a.t_end = b.t_end;
         h->b[i] = a;
     }
     h->nb /= 2;
@@ -80,10 +80,12 @@ static void p1_step(struct conv *c, struct html *h)
         b->hi_rec = c->p.time_i - 1;
         b->hi_tb = c->p.time_b;
         b->hi_extra = c->p.extra;
+        b->hi_t = c->p.time_ns;
         b->nz = h->nz;
     }
     b->rec_end = c->p.time_i;
     b->tb_end = c->p.time_b;
+    b->t_end = c->p.time_ns;
     b->rss = c->p.have_rss ? c->p.rss : 0;
 }
 
