@@ -98,8 +98,8 @@ MSP_SRC = convert/ms_print/ms_print_run.c convert/ms_print/ms_print_graph.c conv
 # The pages' style and script (convert/html/, hand-written) as C strings.
 # The made files are kept in the tree, so that a build without awk (or
 # the fuzz harness) has them too.
-convert/html/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/embed.awk
-	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js > $@.tmp && mv $@.tmp $@
+convert/html/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/run.js convert/html/embed.awk
+	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js convert/html/run.js > $@.tmp && mv $@.tmp $@
 convert/html/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/html/embed.awk
 	awk -v out=diff_html_page.c -f convert/html/embed.awk convert/html/diff.css \
 		convert/html/diff.js > $@.tmp && mv $@.tmp $@

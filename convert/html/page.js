@@ -537,7 +537,7 @@ function mtracePage(D, host, whole) {
   const texts = flameModes();
   main.append(flameSec, tableSection(),
     el('section', { id: 'sizes' }, el('h2', { text: 'Allocation sizes' }), histCap, histBox),
-    el('footer', { text: 'Written by ' + D.tool + ' from the trace alone; nothing is loaded from elsewhere.' }));
+    whole ? el('footer', { text: 'Written by ' + D.tool + ' from the trace alone; nothing is loaded from elsewhere.' }) : null);
   drawTime();
   flameEvents();
   showFlame('peak', D.peak ? D.peak_snap : -1, texts.peakText);

@@ -34,6 +34,21 @@ static size_t ctx_index(const struct conv *c, uint64_t id, uint64_t sid)
     return sid ? c->nsites + sid - 1 : id - 1;
 }
 
+/* A page shared by many traces (an MPI run's) keeps it small: a quarter
+ * of the buckets past 8 traces, the snapshots' budget shared (the peak's
+ * is always kept, and each trace keeps at least HTML_SNAP_MIN entries). */
+#define HTML_SNAP_MIN 5000
+static size_t bucket_cap(const struct conv *c)
+{
+    return c->o.html_share > 8 ? HTML_BUCKETS / 4 : HTML_BUCKETS;
+}
+
+static uint64_t snap_budget(const struct conv *c)
+{
+    uint64_t b = HTML_SNAP_BUDGET / (c->o.html_share ? c->o.html_share : 1);
+    return b < HTML_SNAP_MIN ? HTML_SNAP_MIN : b;
+}
+
 /* ------------------------------------------------------------------ */
 /* Pass 1: the buckets                                                  */
 
@@ -62,7 +77,7 @@ static void p1_step(struct conv *c, struct html *h)
     uint64_t ev = c->p.ev, heap = c->p.heap;
     struct hbucket *b;
     if (ev > h->end) {
-        if (h->nb == HTML_BUCKETS)
+        if (h->nb == bucket_cap(c))
             merge_buckets(h);
         h->end = h->nb * h->width;
     }
@@ -126,7 +141,7 @@ static void pick_top(struct conv *c, struct html *h)
 
 /* The peak's bucket (the first highest), and which buckets get a
  * snapshot: every stride-th, so that their entries stay near the budget. */
-static void pick_snapshots(struct html *h)
+static void pick_snapshots(struct html *h, uint64_t budget)
 {
     uint64_t total = 0, best = 0, stride = 1;
     h->peak_bucket = UINT64_MAX;
@@ -136,8 +151,8 @@ static void pick_snapshots(struct html *h)
             best = h->b[k].hi, h->peak_bucket = k;
         h->b[k].snap = 0;
     }
-    if (total > HTML_SNAP_BUDGET)
-        stride = (total + HTML_SNAP_BUDGET - 1) / HTML_SNAP_BUDGET;
+    if (total > budget)
+        stride = (total + budget - 1) / budget;
     for (size_t k = 0; k < h->nb; k++)
         if (k % stride == 0 || k == h->peak_bucket)
             h->b[k].snap = 1;
@@ -152,7 +167,7 @@ static void plan_pass2(struct conv *c, struct html *h)
     h->hist = zalloc(c, c->nsites * 64, sizeof *h->hist);
     pick_top(c, h);
     h->topv = zalloc(c, h->nb * (size_t)h->ntop, sizeof *h->topv);
-    pick_snapshots(h);
+    pick_snapshots(h, snap_budget(c));
     h->cur = 0;
     h->last_ctx = 0;
 }

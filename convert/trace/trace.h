@@ -52,6 +52,9 @@ struct opts {
     const char *addr2line;      /* the program, or NULL: no symbolization */
     const char *gnuplot;        /* --gnuplot=FILE or NULL */
     const char *html;           /* --html=FILE or NULL */
+    FILE *html_part;            /* several traces, one page: this trace's data
+                                   goes here, not to a page of its own */
+    unsigned html_share;        /* the traces sharing that page (0: alone) */
     char desc[4096];            /* the Massif-like options, for desc: */
     int quiet;                  /* no warnings (fuzzing) */
 };
