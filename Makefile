@@ -161,6 +161,17 @@ screenshots: mtrace2massif
 		tests/html/shots.js doc html- > $$d/out; status=$$?; cat $$d/out; \
 	grep -qx 'errors 0' $$d/out || status=1; rm -rf $$d; exit $$status
 
+# doc/html-mpi.png: the page of examples/mpi.c's run under Open MPI, 4 ranks
+screenshot-mpi: mtrace2massif
+	@d=$$(mktemp -d) && top=$$(pwd) && \
+	mpicc -g -O0 -DMTRACE=1 -include ./mtrace.h -o $$d/mpi examples/mpi.c && \
+	(cd $$d && MTRACE=mpi.trace mpirun --allow-run-as-root --oversubscribe \
+	 --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi > /dev/null 2>&1; \
+	 $$top/mtrace2massif --html=mpi.html mpi.trace mpi.trace-1 mpi.trace-2 mpi.trace-3 > /dev/null) && \
+	CDP_WIDTH=1100 node --experimental-websocket tests/html/cdp.js $$d/mpi.html \
+		tests/html/runshot.js doc/html-mpi.png > $$d/out; status=$$?; cat $$d/out; \
+	grep -qx 'errors 0' $$d/out || status=1; rm -rf $$d; exit $$status
+
 # Single suites: `make test SUITES="tracer ms_print"`, or these.
 test-ecosystem: all
 	bash tests/ecosystem.sh
@@ -208,7 +219,7 @@ mutate-all:
 	tests/mutate/run.sh --all
 mutate-hand:
 	tests/mutate/run.sh
-.PHONY: mutate mutate-all mutate-hand
+.PHONY: screenshot-mpi mutate mutate-all mutate-hand
 
 bench-ms_print:
 	bench/ms_print.sh $(BENCH_RUNS)

@@ -99,6 +99,8 @@ for f in timed notime; do
     while IFS= read -r line; do
         case $line in "ok   "*) pass "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; esac
     done < $f.cdp
+    check "$f: the time axis: seconds when the trace has #time, else bytes and records (tests/html/seconds.js: all ok)" \
+        sh -c "grep -q '^ok' $f.cdp && ! grep -q '^FAIL' $f.cdp"
     check "$f: no console error, no exception" grep -qx "errors 0" $f.cdp
 done
 
@@ -183,6 +185,8 @@ runpage() {
     while IFS= read -r line; do
         case $line in "ok   "*) pass "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; esac
     done < "$1.cdp"
+    check "$1: the run's page: every rank on one axis, the sum, the table and its extremes, a rank's views a click away (tests/html/runpage.js: all ok)" \
+        sh -c "grep -q '^ok' '$1.cdp' && ! grep -q '^FAIL' '$1.cdp'"
     check "$1: no console error, no exception, no request, no dialog" \
         sh -c "grep -qx 'errors 0' '$1.cdp' && grep -qx 'requests 0' '$1.cdp' && grep -qx 'dialogs 0' '$1.cdp'"
     grep -qx "errors 0" "$1.cdp" || sed -n '/^errors/,$p' "$1.cdp" | head -8 | sed 's/^/     /'
