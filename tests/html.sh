@@ -207,10 +207,11 @@ else
     fail "MPI: mpicc/mpirun missing (apt-get install openmpi-bin libopenmpi-dev)"
 fi
 # 64 generated ranks in a directory whose name is markup (nested: "run<"
-# then "script><img ...>"): rank r starts r ms after rank 0 by #clock,
+# then "script><img ...>"): rank r starts 10r ms after rank 0 by #clock,
 # holds P = (r + 1) * 100 bytes and leaks L = (37r mod 64) * 10 from 1 s to
-# 2 s on the wall clock, with 2 more records (rank 0: none, rank 40: 4):
-# the sum over the ranks peaks at sum(P + L) = 208,000 + 20,160
+# 1.2 s on the wall clock, with 2 more records (rank 0: none, rank 40: 4):
+# the sum over the ranks peaks at sum(P + L) = 208,000 + 20,160 (placed by
+# their own clocks alone, ranks 0 and 63 would hold theirs 0.63 s apart)
 evdir='run</script><img src=x onerror=alert(1)>'
 mkdir -p "$evdir"
 for r in $(seq 0 63); do
@@ -218,9 +219,9 @@ for r in $(seq 0 63); do
     awk -v r="$r" 'BEGIN {
         p = (r + 1) * 100; l = (37 * r % 64) * 10
         print "#cmd ./synth %3C/script%3E%3Cimg%20src=x%20onerror=alert(2)%3E"
-        printf "#clock 1700000000%09d\n#time 0\n@ 1 hold s.c 1\n@ 2 leak s.c 2\n", r * 1000000
-        printf "#time %d\n+ 1 0 %d %d 1\n+ 2 1 %d %d 1\n", 1e9 - r * 1e6, p, p, p + l, l
-        printf "#time %d\n- 1 2 %d 0 1\n", 2e9 - r * 1e6, l
+        printf "#clock 1700000000%09d\n#time 0\n@ 1 hold s.c 1\n@ 2 leak s.c 2\n", r * 10000000
+        printf "#time %d\n+ 1 0 %d %d 1\n+ 2 1 %d %d 1\n", 1e9 - r * 1e7, p, p, p + l, l
+        printf "#time %d\n- 1 2 %d 0 1\n", 1.2e9 - r * 1e7, l
         for (i = 0; i < (r == 40 ? 2 : r > 0); i++) printf "+ 1 %d %d 1 1\n- 1 %d %d 0 1\n", 3 + 2 * i, l + 1, 4 + 2 * i, l
         print "set title \"x\""; print "plot \"x\" u 3:4 w steps" }' > "$f"
 done
