@@ -7,6 +7,10 @@
  * string is a JSON string with '<', '>', '&', U+2028 and U+2029 escaped
  * (so "</script>" cannot end the element), bytes that are not UTF-8 read
  * as Latin-1, and the script shows them with textContent only.
+ * Several traces and one FILE (an MPI run): each trace's figures go to
+ * its temporary file as it is converted (o.html_part), and the page is
+ * made of them all at the end (write_run_page), each in its own element,
+ * with run.js, which draws the ranks.
  * Written under a temporary name and renamed (devices in place).
  * Owns nothing that lives beyond the call.
  * Calls: m2m_html_data.c (html_final), m2m_ranks.c (jobs_by_rank), tool.c. */

@@ -34,7 +34,8 @@
  *   m2m_gnuplot.c  the gnuplot samples and script (struct samples)
  *   m2m_html_data.c, m2m_html.c  --html: the page's figures (struct html),
  *                  the page (its script and style: html/m2m_html_page.c)
- *   m2m_ranks.c    several traces: ranks, output names, the table
+ *   m2m_ranks.c    several traces: ranks, output names, the table (and
+ *                  one --html page for them all: m2m_html.c)
  *
  * This file: the command line, and nothing else (a thin main).
  * Calls: m2m_ranks.c, m2m_files.c.
