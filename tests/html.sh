@@ -92,7 +92,7 @@ traced threads "$TOP/examples/threads.c" 8 -pthread &&
 $CC $CFLAGS_T -DMTRACE=1 -include "$MTRACE_H" -o timed "$TOP/tests/mtrace2massif/timed.c" 2>/dev/null &&
     MTRACE="$TMP/timed.trace" ./timed > /dev/null 2>&1
 "$M2M" --time-unit=ms --html=timed.html timed.trace -o timed.massif
-node --experimental-websocket "$H/cdp.js" timed.html "$H/seconds.js" timed time 390 480 > timed.cdp 2>&1
+node --experimental-websocket "$H/cdp.js" timed.html "$H/seconds.js" timed time 390 600 > timed.cdp 2>&1
 "$M2M" --html=notime.html "$TOP/tests/mtrace2massif/small.trace" -o notime.massif
 node --experimental-websocket "$H/cdp.js" notime.html "$H/seconds.js" notime none > notime.cdp 2>&1
 for f in timed notime; do

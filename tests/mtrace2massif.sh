@@ -203,21 +203,26 @@ fi
 
 # --time-unit=ms: Massif's milliseconds from the trace's #time records.
 # timed.c sleeps between its phases (1, 3, 7 MiB at 0, 200, 400 ms; all
-# freed at 700, the peak; 1 MiB again until 900 ms).  Massif counts its
-# ms from its first snapshot, before Valgrind's start-up (some 100-300 ms
-# here), so the run's durations are compared, measured from the first
-# allocation: within 60 ms.  Why 60: each record is within a few ms of
-# its #time (the writer looks every 4 ms), Valgrind translates each phase's
-# new code in a few ms more, and the sleeps of two runs on a shared,
-# loaded machine overshoot by some tens of ms each (seen: 13 ms apart).
+# freed at 700, the peak; 1 MiB again until 900 ms) and prints how long it
+# held its first block before the first free, by its own clock.  Massif
+# counts its ms from its first snapshot, before Valgrind's start-up (some
+# 100-300 ms), so durations are compared, from the first allocation to the
+# peak, each with the run's own: ours within 20 ms (a record is within a
+# few ms of its #time: the writer looks every 4 ms, or is woken by the
+# first record after a quiet spell; each end is cut to whole ms; on a
+# loaded machine a thread may wait some ms more to run), Massif's within
+# 40 (Valgrind translates each phase's new code in a few ms, and runs the
+# program's threads one at a time).  The two runs' sleeps overshoot differently on a
+# loaded machine (by 5 to 80 ms seen), so the runs are not compared with
+# each other but each with itself.
 # (msfirst FILE: the time of the first snapshot with a heap; mspeak: the
-# peak snapshot's time)
+# peak snapshot's time and heap)
 msfirst() { awk -F= '/^time=/ { t = $2 } /^mem_heap_B=/ && $2 > 0 { print t; exit }' "$1"; }
 mspeak() { awk -F= '/^time=/ { t = $2 } /^mem_heap_B=/ { b = $2 } /^heap_tree=peak/ { print t, b; exit }' "$1"; }
 if [ -f "$TOP/mtrace.h" ] && $CC -g -O0 -o timed.plain "$D/timed.c" 2>/dev/null &&
    $CC $CFLAGS_T -DMTRACE=1 -include "$TOP/mtrace.h" -o timed.traced "$D/timed.c" 2>/dev/null; then
-    valgrind -q --tool=massif --time-unit=ms --massif-out-file=timed.v ./timed.plain
-    MTRACE="$TMP/timed.trace" ./timed.traced > /dev/null 2>&1
+    valgrind -q --tool=massif --time-unit=ms --massif-out-file=timed.v ./timed.plain > timed.vown
+    MTRACE="$TMP/timed.trace" ./timed.traced > timed.own 2> /dev/null
     "$M2M" --time-unit=ms timed.trace -o timed-ms.o 2> timed.err
     check "--time-unit=ms on a trace with #time: converted, no warning" test $? -eq 0 -a ! -s timed.err
     has "... time_unit: ms, as Massif writes it" timed-ms.o "time_unit: ms"
@@ -225,10 +230,13 @@ if [ -f "$TOP/mtrace.h" ] && $CC -g -O0 -o timed.plain "$D/timed.c" 2>/dev/null 
     read -r vt vb < <(mspeak timed.v); read -r ot ob < <(mspeak timed-ms.o)
     vd=$(( vt - $(msfirst timed.v) )); od=$(( ot - $(msfirst timed-ms.o) ))
     check "... the same peak as live Massif --time-unit=ms (7 MiB: $vb, $ob)" test "$vb" = 7340032 -a "$ob" = "$vb"
-    check "... the peak 700 ms after the first block, as Massif's within 60 ms (ours $od, Massif $vd)" \
-        test $(( od > vd ? od - vd : vd - od )) -le 60 -a "$od" -ge 690 -a "$od" -le 800
-    check "... times are whole ms since the tracer started (the first block at 0-9, the last change at 900-1000)" \
-        sh -c "test $(msfirst timed-ms.o) -le 9 && awk -F= '/^time=/ { t = \$2 } END { exit !(t >= 900 && t <= 1000) }' timed-ms.o"
+    own=$(cat timed.own) vown=$(cat timed.vown)
+    check "... the peak when the program held its block for $own ms by its own clock, within 20 ms (ours: $od)" \
+        test $(( od > own ? od - own : own - od )) -le 20 -a "$own" -ge 700
+    check "... live Massif's too, within 40 ms (Massif: $vd, the program under Valgrind: $vown)" \
+        test $(( vd > vown ? vd - vown : vown - vd )) -le 40 -a "$vown" -ge 700
+    check "... times are whole ms since the tracer started (the first block at 0-9, the last change from 900)" \
+        sh -c "test $(msfirst timed-ms.o) -le 9 && awk -F= '/^time=/ { t = \$2 } END { exit !(t >= 900 && t < 5000) }' timed-ms.o"
     /usr/bin/ms_print timed.v > v.ms; /usr/bin/ms_print timed-ms.o > o.ms
     check "... ms_print draws both on a time axis (ms, or s past 1000 ms)" \
         sh -c "grep -qE -- '-->m?s\$' v.ms && grep -qE -- '-->m?s\$' o.ms"
