@@ -182,8 +182,8 @@ static void put_head(struct conv *c, FILE *f, const char *trace)
             c->o.time_ms ? "ms" : c->o.time_bytes ? "B" : "i", c->s.depth, c->p.nrec, c->p.ev,
             c->o.heap_admin);
     fprintf(f, ",\"has_time\":%s,\"clock\":", c->p.have_time ? "true" : "false");
-    if (c->have_clock)
-        fprintf(f, "%" PRIu64, c->clock_wall);
+    if (c->p.have_clock)
+        fprintf(f, "%" PRIu64, c->p.clock_ns);
     else
         fputs("null", f);
     fprintf(f, ",\"peak_total\":%" PRIu64 ",\"end\":{\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64
