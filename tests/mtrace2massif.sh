@@ -204,7 +204,7 @@ fi
 # --time-unit=ms: Massif's milliseconds from the trace's #time records.
 # timed.c sleeps between its phases (1, 3, 7 MiB at 0, 200, 400 ms; all
 # freed at 700, the peak; 1 MiB again until 900 ms) and prints how long it
-# held its first block before the first free, by its own clock.  Massif
+# took from its first malloc to its first free, by its own clock.  Massif
 # counts its ms from its first snapshot, before Valgrind's start-up (some
 # 100-300 ms), so durations are compared, from the first allocation to the
 # peak, each with the run's own: ours within 20 ms (a record is within a
