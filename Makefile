@@ -98,8 +98,8 @@ MSP_SRC = convert/ms_print/ms_print_run.c convert/ms_print/ms_print_graph.c conv
 # The pages' style and script (convert/html/, hand-written) as C strings.
 # The made files are kept in the tree, so that a build without awk (or
 # the fuzz harness) has them too.
-convert/html/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/embed.awk
-	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js > $@.tmp && mv $@.tmp $@
+convert/html/m2m_html_page.c: convert/html/page.css convert/html/common.js convert/html/page.js convert/html/run.js convert/html/embed.awk
+	awk -f convert/html/embed.awk convert/html/page.css convert/html/common.js convert/html/page.js convert/html/run.js > $@.tmp && mv $@.tmp $@
 convert/html/diff_html_page.c: convert/html/diff.css convert/html/diff.js convert/html/embed.awk
 	awk -v out=diff_html_page.c -f convert/html/embed.awk convert/html/diff.css \
 		convert/html/diff.js > $@.tmp && mv $@.tmp $@
@@ -170,6 +170,17 @@ screenshots: mtrace2massif
 		tests/html/shots.js doc html- > $$d/out; status=$$?; cat $$d/out; \
 	grep -qx 'errors 0' $$d/out || status=1; rm -rf $$d; exit $$status
 
+# doc/html-mpi.png: the page of examples/mpi.c's run under Open MPI, 4 ranks
+screenshot-mpi: mtrace2massif
+	@d=$$(mktemp -d) && top=$$(pwd) && \
+	mpicc -g -O0 -DMTRACE=1 -include ./mtrace.h -o $$d/mpi examples/mpi.c && \
+	(cd $$d && MTRACE=mpi.trace mpirun --allow-run-as-root --oversubscribe \
+	 --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi > /dev/null 2>&1; \
+	 $$top/mtrace2massif --html=mpi.html mpi.trace mpi.trace-1 mpi.trace-2 mpi.trace-3 > /dev/null) && \
+	CDP_WIDTH=1100 node --experimental-websocket tests/html/cdp.js $$d/mpi.html \
+		tests/html/runshot.js doc/html-mpi.png > $$d/out; status=$$?; cat $$d/out; \
+	grep -qx 'errors 0' $$d/out || status=1; rm -rf $$d; exit $$status
+
 # Single suites: `make test SUITES="tracer ms_print"`, or these.
 test-ecosystem: all
 	bash tests/ecosystem.sh
@@ -217,7 +228,7 @@ mutate-all:
 	tests/mutate/run.sh --all
 mutate-hand:
 	tests/mutate/run.sh
-.PHONY: mutate mutate-all mutate-hand
+.PHONY: screenshot-mpi mutate mutate-all mutate-hand
 
 bench-ms_print:
 	bench/ms_print.sh $(BENCH_RUNS)

@@ -87,6 +87,23 @@ traced leak "$TOP/examples/leak.c" 8 &&
 traced threads "$TOP/examples/threads.c" 8 -pthread &&
     expect threads threads.json ./threads "work" threads && browse threads threads.html threads.expect
 
+# the trace's clock (#time): seconds on the time axis, first with --time-unit=ms.
+# timed.c reaches its 7 MiB peak 400 ms after its start (two sleeps of 200)
+$CC $CFLAGS_T -DMTRACE=1 -include "$MTRACE_H" -o timed "$TOP/tests/mtrace2massif/timed.c" 2>/dev/null &&
+    MTRACE="$TMP/timed.trace" ./timed > /dev/null 2>&1
+"$M2M" --time-unit=ms --html=timed.html timed.trace -o timed.massif
+node --experimental-websocket "$H/cdp.js" timed.html "$H/seconds.js" timed time 390 600 > timed.cdp 2>&1
+"$M2M" --html=notime.html "$TOP/tests/mtrace2massif/small.trace" -o notime.massif
+node --experimental-websocket "$H/cdp.js" notime.html "$H/seconds.js" notime none > notime.cdp 2>&1
+for f in timed notime; do
+    while IFS= read -r line; do
+        case $line in "ok   "*) pass "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; esac
+    done < $f.cdp
+    check "$f: the time axis: seconds when the trace has #time, else bytes and records (tests/html/seconds.js: all ok)" \
+        sh -c "grep -q '^ok' $f.cdp && ! grep -q '^FAIL' $f.cdp"
+    check "$f: no console error, no exception" grep -qx "errors 0" $f.cdp
+done
+
 # --- 2. A hostile trace: names that would be markup, script or JSON -------
 # The function, the file and the command line hold </script>, an <img> with
 # an onerror, quotes, &, a U+2028 LINE SEPARATOR and a byte that is not UTF-8.
@@ -131,21 +148,98 @@ has "bad input: FILE:LINE: what is wrong" bad.err "mtrace2massif: bad.trace:2: r
 check "bad input: no page, no temporary file" sh -c "! ls bad.html* 2>/dev/null | grep -q ."
 # several traces: one page each, named by %n or %r
 cp example.trace r.trace && cp stacks.trace r.trace-1
-"$M2M" --html=p.html r.trace r.trace-1 -o 'm.%r' > /dev/null 2> several.err; rc=$?
-check "several traces, one --html name: refused (exit 2)" test "$rc" = 2
-has "... saying why" several.err "--html's FILE must contain %r (rank) or %n (trace name)"
+"$M2M" --html=r.trace-1 r.trace r.trace-1 -o 'm.%r' > /dev/null 2> several.err; rc=$?
+check "several traces, the run's page over one of them: refused (exit 2)" test "$rc" = 2
+has "... saying why" several.err "mtrace2massif: r.trace-1: the run's page would overwrite a trace or another output"
 "$M2M" --html='page-%r.html' r.trace r.trace-1 -o 'm.%r' > /dev/null 2>&1
 check "several traces: page-0.html and page-1.html" test -s page-0.html -a -s page-1.html
 check "... each the page of its trace" sh -c "grep -q '\"depth\":0' page-0.html && grep -q '\"depth\":8' page-1.html"
 "$M2M" --html=r.trace r.trace -o x.massif 2> over.err; rc=$?
 check "--html over the trace itself: refused" test "$rc" = 2
 # the page's script and style in the binary are those of convert/html/
-awk -f "$TOP/convert/html/embed.awk" "$TOP/convert/html/page.css" "$TOP/convert/html/common.js" "$TOP/convert/html/page.js" > page.c
+awk -f "$TOP/convert/html/embed.awk" "$TOP/convert/html/page.css" "$TOP/convert/html/common.js" \
+    "$TOP/convert/html/page.js" "$TOP/convert/html/run.js" > page.c
 same "convert/html/m2m_html_page.c is made from convert/html/ (make)" "$TOP/convert/html/m2m_html_page.c" page.c
 printf 'x </script> y\n' > bad.js
 check "embed.awk refuses a script holding </script" sh -c "! awk -f '$TOP/convert/html/embed.awk' bad.js > /dev/null 2>&1"
 
-# --- 4. Scale: a generated trace of 2 million records (the generator of
+# --- 4. An MPI run's page: several traces, one --html name --------------
+# runpage NAME PAGE TABLE TIMED SUM PICK OTHER: the page's checks
+# (tests/html/runpage.js) against the converter's own table (TABLE: its
+# stdout), TIMED 1 for a seconds axis, SUM the sum's peak ('' unchecked)
+runpage() {
+    node -e '
+        const [name, table, timed, sum, pick, other] = process.argv.slice(1);
+        const ranks = [];
+        for (const l of require("fs").readFileSync(table, "utf8").split("\n")) {
+            const m = /^ *(\d+) +(\S+) +\S+ +(\S+) +(\S+) +(.*)$/.exec(l);
+            if (!m) continue;
+            const trace = m[5].replace(/ \((not converted|truncated)\)$/, "");
+            ranks.push(m[2] === "-" ? { rank: +m[1], trace, failed: true }
+                : { rank: +m[1], trace, peak: +m[2], leaked: +m[3], records: +m[4] });
+        }
+        console.log(JSON.stringify({ name, timed: timed === "1", sum_peak: sum === "" ? null : +sum,
+            pick: +pick, other: +other, ranks }));
+    ' "$1" "$3" "$4" "$5" "$6" "$7" > "$1.expect"
+    node --experimental-websocket "$H/cdp.js" "$2" "$H/runpage.js" "$1.expect" > "$1.cdp" 2>&1
+    while IFS= read -r line; do
+        case $line in "ok   "*) pass "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; esac
+    done < "$1.cdp"
+    check "$1: the run's page: every rank on one axis, the sum, the table and its extremes, a rank's views a click away (tests/html/runpage.js: all ok)" \
+        sh -c "grep -q '^ok' '$1.cdp' && ! grep -q '^FAIL' '$1.cdp'"
+    check "$1: no console error, no exception, no request, no dialog" \
+        sh -c "grep -qx 'errors 0' '$1.cdp' && grep -qx 'requests 0' '$1.cdp' && grep -qx 'dialogs 0' '$1.cdp'"
+    grep -qx "errors 0" "$1.cdp" || sed -n '/^errors/,$p' "$1.cdp" | head -8 | sed 's/^/     /'
+}
+# the real Open MPI run of tests/tracer.sh (tests/tracer/mpi.c: rank r
+# peaks at (r + 1) * 1000 bytes and leaks r * 100), 4 ranks
+if command -v mpicc > /dev/null && command -v mpirun > /dev/null; then
+    mkdir -p mpi
+    mpicc $CFLAGS_T -DMTRACE=1 -include "$MTRACE_H" "$TOP/tests/tracer/mpi.c" -o mpi/mpi 2>/dev/null &&
+        (cd mpi && MTRACE="$TMP/mpi/tr" timeout 120 mpirun --allow-run-as-root --oversubscribe \
+            --mca orte_abort_on_non_zero_status 0 -np 4 ./mpi > out 2> err)
+    (cd mpi && "$M2M" --html=run.html tr tr-1 tr-2 tr-3 > table 2> m2m.err)
+    check "MPI, 4 ranks: one page for the run, no per-rank page, no warning" \
+        sh -c "test -s mpi/run.html && ! test -s mpi/m2m.err && test \$(ls mpi/*.html | wc -l) = 1"
+    check "... rank 3 peaks at 4,000 bytes, leaks 300 (the converter's table)" grep -qE '^ +3 +4000 +[0-9]+ +300 ' mpi/table
+    (cd mpi && runpage mpi run.html table 1 '' 2 1)
+else
+    fail "MPI: mpicc/mpirun missing (apt-get install openmpi-bin libopenmpi-dev)"
+fi
+# 64 generated ranks in a directory whose name is markup (nested: "run<"
+# then "script><img ...>"): rank r starts 10r ms after rank 0 by #clock,
+# holds P = (r + 1) * 100 bytes and leaks L = (37r mod 64) * 10 from 1 s to
+# 1.2 s on the wall clock, with 2 more records (rank 0: none, rank 40: 4):
+# the sum over the ranks peaks at sum(P + L) = 208,000 + 20,160 (placed by
+# their own clocks alone, ranks 0 and 63 would hold theirs 0.63 s apart)
+evdir='run</script><img src=x onerror=alert(1)>'
+mkdir -p "$evdir"
+for r in $(seq 0 63); do
+    f="$evdir/tr"; [ "$r" -gt 0 ] && f="$evdir/tr-$r"
+    awk -v r="$r" 'BEGIN {
+        p = (r + 1) * 100; l = (37 * r % 64) * 10
+        print "#cmd ./synth %3C/script%3E%3Cimg%20src=x%20onerror=alert(2)%3E"
+        printf "#clock 1700000000%09d\n#time 0\n@ 1 hold s.c 1\n@ 2 leak s.c 2\n", r * 10000000
+        printf "#time %d\n+ 1 0 %d %d 1\n+ 2 1 %d %d 1\n", 1e9 - r * 1e7, p, p, p + l, l
+        printf "#time %d\n- 1 2 %d 0 1\n", 1.2e9 - r * 1e7, l
+        for (i = 0; i < (r == 40 ? 2 : r > 0); i++) printf "+ 1 %d %d 1 1\n- 1 %d %d 0 1\n", 3 + 2 * i, l + 1, 4 + 2 * i, l
+        print "set title \"x\""; print "plot \"x\" u 3:4 w steps" }' > "$f"
+done
+"$M2M" --html=synth.html "$evdir/tr" "$evdir"/tr-* > synth.table 2> synth.err
+check "64 generated ranks: one page, exit 0, no warning" test $? = 0 -a -s synth.html -a ! -s synth.err
+check "... '</script' only where the page's 66 elements end (run, 64 ranks, script)" \
+    test "$(grep -o '</script' synth.html | wc -l)" = 66
+check "... no '<img' in the file" sh -c "! grep -q '<img' synth.html"
+runpage synth synth.html synth.table 1 228160 63 0
+# traces without #time (Basilisk's, older): records, each rank from 0, no
+# sum; a rank that does not convert is listed, the page still written
+cp "$TOP/tests/mtrace2massif/small.trace" q && cp q q-1 && printf '@ 1 f a.c 1\n+ 1 5 10 10 1000\n' > q-2
+"$M2M" --html=q.html q q-1 q-2 > q.table 2> q.err
+check "no #time, rank 2 bad: exit 1, the page written" test $? = 1 -a -s q.html
+has "... rank 2's error" q.err "mtrace2massif: q-2:2: record number 5, expected 0"
+runpage notime q.html q.table 0 '' 1 0
+
+# --- 5. Scale: a generated trace of 2 million records (the generator of
 # bench/mtrace2massif.sh): bounded page, sampled snapshots, opens quickly
 awk '/^cat > "\$DIR\/gen.c" <<.GEN.$/ { on = 1; next } /^GEN$/ { on = 0 } on' \
     "$TOP/bench/mtrace2massif.sh" > gen.c

@@ -201,6 +201,69 @@ else
     fail "pool.c needs valgrind.h (apt-get install valgrind)"
 fi
 
+# --time-unit=ms: Massif's milliseconds from the trace's #time records.
+# timed.c sleeps between its phases (1, 3, 7 MiB at 0, 200, 400 ms; all
+# freed at 700, the peak; 1 MiB again until 900 ms) and prints how long it
+# took from its first malloc to its first free, by its own clock.  Massif
+# counts its ms from its first snapshot, before Valgrind's start-up (some
+# 100-300 ms), so durations are compared, from the first allocation to the
+# peak, each with the run's own: ours within 20 ms (a record is within a
+# few ms of its #time: the writer looks every 4 ms, or is woken by the
+# first record after a quiet spell; each end is cut to whole ms; on a
+# loaded machine a thread may wait some ms more to run), Massif's within
+# 40 (Valgrind translates each phase's new code in a few ms, and runs the
+# program's threads one at a time).  The two runs' sleeps overshoot differently on a
+# loaded machine (by 5 to 80 ms seen), so the runs are not compared with
+# each other but each with itself.
+# (msfirst FILE: the time of the first snapshot with a heap; mspeak: the
+# peak snapshot's time and heap)
+msfirst() { awk -F= '/^time=/ { t = $2 } /^mem_heap_B=/ && $2 > 0 { print t; exit }' "$1"; }
+mspeak() { awk -F= '/^time=/ { t = $2 } /^mem_heap_B=/ { b = $2 } /^heap_tree=peak/ { print t, b; exit }' "$1"; }
+if [ -f "$TOP/mtrace.h" ] && $CC -g -O0 -o timed.plain "$D/timed.c" 2>/dev/null &&
+   $CC $CFLAGS_T -DMTRACE=1 -include "$TOP/mtrace.h" -o timed.traced "$D/timed.c" 2>/dev/null; then
+    valgrind -q --tool=massif --time-unit=ms --massif-out-file=timed.v ./timed.plain > timed.vown
+    MTRACE="$TMP/timed.trace" ./timed.traced > timed.own 2> /dev/null
+    "$M2M" --time-unit=ms timed.trace -o timed-ms.o 2> timed.err
+    check "--time-unit=ms on a trace with #time: converted, no warning" test $? -eq 0 -a ! -s timed.err
+    has "... time_unit: ms, as Massif writes it" timed-ms.o "time_unit: ms"
+    has "... desc: says so" timed-ms.o "desc: --time-unit=ms"
+    read -r vt vb < <(mspeak timed.v); read -r ot ob < <(mspeak timed-ms.o)
+    vd=$(( vt - $(msfirst timed.v) )); od=$(( ot - $(msfirst timed-ms.o) ))
+    check "... the same peak as live Massif --time-unit=ms (7 MiB: $vb, $ob)" test "$vb" = 7340032 -a "$ob" = "$vb"
+    own=$(cat timed.own) vown=$(cat timed.vown)
+    check "... the peak when the program held its block for $own ms by its own clock, within 20 ms (ours: $od)" \
+        test $(( od > own ? od - own : own - od )) -le 20 -a "$own" -ge 700
+    check "... live Massif's too, within 40 ms (Massif: $vd, the program under Valgrind: $vown)" \
+        test $(( vd > vown ? vd - vown : vown - vd )) -le 40 -a "$vown" -ge 700
+    check "... times are whole ms since the tracer started (the first block at 0-9, the last change from 900)" \
+        sh -c "test $(msfirst timed-ms.o) -le 9 && awk -F= '/^time=/ { t = \$2 } END { exit !(t >= 900 && t < 5000) }' timed-ms.o"
+    /usr/bin/ms_print timed.v > v.ms; /usr/bin/ms_print timed-ms.o > o.ms
+    check "... ms_print draws both on a time axis (ms, or s past 1000 ms)" \
+        sh -c "grep -qE -- '-->m?s\$' v.ms && grep -qE -- '-->m?s\$' o.ms"
+    "$M2M" --time-unit=ms --gnuplot=timed.gp timed.trace -o timed-ms2.o
+    has "... the gnuplot script's axis in ms" timed.gp "set xlabel 'time (ms)'"
+else
+    fail "timed.c does not build"
+fi
+printf '#clock 1\n#time 5000000\n@ 1 f f.c 1\n+ 1 0 10 10 1\n#time 4000000\n- 1 1 0 0 1\n' > back.trace
+"$M2M" --time-unit=ms back.trace -o back.o 2> back.err
+check "a #time that goes back: exit 1" test $? -eq 1
+has "... its message" back.err "mtrace2massif: back.trace:5: #time went back (5000000 -> 4000000)"
+"$M2M" --time-unit=B back.trace -o back.o 2> back.err
+check "... refused whatever the unit (the trace is wrong)" test $? -eq 1
+printf '#time 5x\n' > badtime.trace
+"$M2M" badtime.trace -o back.o 2> back.err
+has "a #time without its number: its message" back.err "badtime.trace:1: #time record: expected '#time NS'"
+printf '#clock 1\n#time 1500000\n@ 1 f f.c 1\n+ 1 0 10 10 1\n#time 2999999\n+ 1 1 30 30 1\n#time 3000000\n- 1 2 20 20 1\n' > ms.trace
+"$M2M" --time-unit=ms ms.trace -o ms.o 2>/dev/null
+check "a record's time is the last #time before it, whole ms (1, 2, 3; the peak at 3)" \
+    test "$(grep '^time=' ms.o | tr '\n' ' ')" = "time=0 time=1 time=2 time=3 time=3 "
+"$M2M" --time-unit=ms "$D/small.trace" -o nots.o 2> nots.err
+check "--time-unit=ms on a trace without #time (Basilisk's, older): exit 1, no file" test $? -eq 1 -a ! -e nots.o
+has "... one line that says why and what to use" nots.err \
+    "small.trace:2: --time-unit=ms: no #time record before this one (the trace has no timestamps: Basilisk's, or an older tracer's); use --time-unit=B or i"
+check "... that line alone" test "$(wc -l < nots.err)" = 1
+
 # every file we wrote above reads the same in Valgrind's ms_print and ours
 if [ -x "$TOP/ms_print" ]; then
     n=0; bad=
@@ -318,8 +381,8 @@ has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No s
 "$M2M" --max-snapshots=5 x 2> opt.err
 check "option out of range: exit 2" test $? -eq 2
 has "option message" opt.err "mtrace2massif: --max-snapshots=5: expected an integer in 10..1000"
-"$M2M" --time-unit=ms x 2> opt.err
-has "no ms: traces have no timestamps" opt.err "traces carry no timestamps"
+"$M2M" --time-unit=s x 2> opt.err
+has "--time-unit: the three units" opt.err "mtrace2massif: --time-unit=s: expected B, i or ms"
 "$M2M" --help > help.out
 check "--help: exit 0" test $? -eq 0
 has "--help names the options" help.out "--peak-inaccuracy"

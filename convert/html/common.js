@@ -33,6 +33,11 @@ function human(n) {
   return (k ? n.toFixed(Math.abs(n) < 10 ? 2 : 1) : String(Math.round(n))) + ' ' + u[k];
 }
 function bytes(n) { return fmt(n) + ' B' + (Math.abs(n) >= 1024 ? ' (' + human(n) + ')' : ''); }
+/* seconds as people read them: 0.25 s, 1.5 s, 12 s, 2 min 5 s */
+function seconds(x) {
+  if (x >= 120) return Math.floor(x / 60) + ' min ' + Math.round(x % 60) + ' s';
+  return Number(x.toPrecision(x >= 10 ? 3 : 2)) + ' s';
+}
 /* a change as the text table writes it: +N, -N, 0 */
 function signed(d) { return d > 0 ? '+' + d : d < 0 ? '-' + (-d) : '0'; }
 const tip = el('div', { class: 'tip' });

@@ -33,8 +33,8 @@ BEGIN {
         print " * Calls: nothing. */"
         print "#include \"pages.h\""
     } else {
-    print "/* m2m_html_page.c - made by convert/html/embed.awk from convert/html/page.css"
-    print " * and convert/html/page.js (`make`): do not edit, edit those.  The page's"
+    print "/* m2m_html_page.c - made by convert/html/embed.awk from convert/html/page.css,"
+    print " * common.js, page.js and run.js (`make`): do not edit, edit those.  The pages'"
     print " * style and script, hand-written for mtrace, under the project's licence."
     print " * Calls: nothing. */"
     print "#include \"pages.h\""

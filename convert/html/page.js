@@ -8,8 +8,9 @@
    sites table and the sizes histogram.  Text from the trace is only ever
    set with textContent or as a Text node: never parsed as HTML. */
 'use strict';
-(function () {
-  const D = JSON.parse(document.getElementById('mtrace-data').textContent);
+/* One trace's views: the whole page ('whole'), or drawn into 'host', a
+   rank's part of an MPI run's page (run.js). */
+function mtracePage(D, host, whole) {
 
   /* ---- helpers -------------------------------------------------------- */
   function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '-'; }
@@ -89,20 +90,27 @@
 
   /* ---- time ------------------------------------------------------------ */
   const B = D.b, NB = B.hi.length, NT = D.top.length;
-  let unit = D.time_unit === 'i' ? 'i' : 'B';
-  function bx(k) { return unit === 'i' ? B.hrec[k] + 1 : B.htb[k]; }
-  function endX() { return unit === 'i' ? D.end.rec : D.end.tb; }
-  function unitName() { return unit === 'i' ? 'records' : 'bytes allocated + freed (Massif\'s B)'; }
+  /* B: Massif's bytes, i: records, s: the trace's clock (#time) */
+  let unit = D.time_unit === 'ms' && D.has_time ? 's' : D.time_unit === 'i' ? 'i' : 'B';
+  function bx(k) { return unit === 's' ? B.hns[k] / 1e9 : unit === 'i' ? B.hrec[k] + 1 : B.htb[k]; }
+  function endX() { return unit === 's' ? D.end.ns / 1e9 : unit === 'i' ? D.end.rec : D.end.tb; }
+  function unitName() {
+    return unit === 's' ? 'seconds since the tracer started' : unit === 'i' ? 'records' : 'bytes allocated + freed (Massif\'s B)';
+  }
+  function tickText(x) { return unit === 's' ? seconds(x) : unit === 'i' ? fmt(x) : human(x); }
   function momentText(k) {
     if (k >= NB) return 'at exit (record ' + fmt(Math.max(0, D.records - 1)) + ')';
-    return 'at record ' + fmt(B.hrec[k]) + ' (time ' + fmt(B.htb[k]) + ' B)';
+    return 'at record ' + fmt(B.hrec[k]) + ' (time ' + fmt(B.htb[k]) + ' B' +
+      (D.has_time ? ', ' + seconds(B.hns[k] / 1e9) : '') + ')';
   }
 
   /* ---- the page's frame -------------------------------------------- */
-  const main = el('main');
-  document.body.append(main, tip);
+  const main = whole ? el('main') : host;
   const program = D.cmd ? D.cmd.split(' ')[0] : D.trace;
-  document.title = 'mtrace: ' + program;
+  if (whole) {
+    document.body.append(main, tip);
+    document.title = 'mtrace: ' + program;
+  }
 
   function header() {
     const dl = el('dl', { class: 'facts' });
@@ -120,6 +128,8 @@
     } else {
       fact('fact-peak', 'peak', 'nothing allocated', 0);
     }
+    if (D.peak && D.has_time)
+      fact('fact-peak-time', 'peak when', seconds(D.peak.ns / 1e9) + ' after the tracer started', D.peak.ns);
     fact('fact-peak-total', 'peak with Massif\'s extra heap', bytes(D.peak_total), D.peak_total);
     if (D.rss) fact('fact-rss', 'max RSS (the trace\'s last sample)', bytes(D.rss.max), D.rss.max);
     fact('fact-records', 'records', fmt(D.records), D.records);
@@ -148,7 +158,7 @@
 
   function drawTime() {
     const { W, H, L, R, T, Bm } = TG;
-    const xmax = Math.max(1, endX()), ymax = Math.max(1, D.peak ? D.peak.bytes : 0) * 1.08;
+    const xmax = Math.max(unit === 's' ? 1e-3 : 1, endX()), ymax = Math.max(1, D.peak ? D.peak.bytes : 0) * 1.08;
     const X = x => L + (W - L - R) * x / xmax, Y = y => H - Bm - (H - Bm - T) * y / ymax;
     const svg = sv('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'memory over time' });
     const ystep = niceStepBytes(ymax, 5), xstep = niceStep(xmax, 6);
@@ -157,8 +167,7 @@
       svg.append(sv('text', { x: L - 6, y: Y(y) + 4, 'text-anchor': 'end', class: 'tick' }, human(y)));
     }
     for (let x = 0; x <= xmax; x += xstep)
-      svg.append(sv('text', { x: X(x), y: H - Bm + 15, 'text-anchor': 'middle', class: 'tick' },
-        unit === 'i' ? fmt(x) : human(x)));
+      svg.append(sv('text', { x: X(x), y: H - Bm + 15, 'text-anchor': 'middle', class: 'tick' }, tickText(x)));
     svg.append(sv('text', { x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'tick' },
       'time: ' + unitName()));
     /* the stacked sites, then the rest, as Massif's graph */
@@ -266,6 +275,7 @@
     const unitSel = el('select', { id: 'time-unit', onchange: () => { unit = unitSel.value; sel = null; drawTime(); } },
       el('option', { value: 'B', text: 'bytes allocated + freed (Massif\'s B)' }),
       el('option', { value: 'i', text: 'records' }));
+    if (D.has_time) unitSel.append(el('option', { value: 's', text: 'seconds (the trace\'s clock)' }));
     unitSel.value = unit;
     timeSec.append(el('h2', { text: 'Memory over time' }),
       el('div', { class: 'bar' }, el('label', { text: 'time: ' }, unitSel),
@@ -529,7 +539,7 @@
   const texts = flameModes();
   main.append(flameSec, tableSection(),
     el('section', { id: 'sizes' }, el('h2', { text: 'Allocation sizes' }), histCap, histBox),
-    el('footer', { text: 'Written by ' + D.tool + ' from the trace alone; nothing is loaded from elsewhere.' }));
+    whole ? el('footer', { text: 'Written by ' + D.tool + ' from the trace alone; nothing is loaded from elsewhere.' }) : null);
   drawTime();
   flameEvents();
   showFlame('peak', D.peak ? D.peak_snap : -1, texts.peakText);
@@ -537,5 +547,9 @@
   drawHist();
   let resizeTimer = 0;
   window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(renderFlame, 150); });
-  document.body.setAttribute('data-ready', String(Math.round(performance.now())));
-})();
+  if (whole) document.body.setAttribute('data-ready', String(Math.round(performance.now())));
+}
+{
+  const data = document.getElementById('mtrace-data');   /* one trace's page */
+  if (data) mtracePage(JSON.parse(data.textContent), null, true);
+}

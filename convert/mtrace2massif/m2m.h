@@ -71,6 +71,7 @@ struct job {
     long rank;
     char *out, *gp;             /* output names; gp is NULL without --gnuplot */
     char *html;                 /* --html's page, or NULL */
+    FILE *part;                 /* one page for several traces: this one's data */
     int rc;                     /* 0 converted, 1 not */
     int truncated;
     uint64_t v[4];              /* peak heap, peak heap+extra, leaked, records */
@@ -94,6 +95,7 @@ char *expand(const char *pat, const struct job *j);
 char *default_out(const char *trace);
 int check_names(const struct job *j, size_t n);
 void print_summary(FILE *f, struct job *j, size_t n);
+struct job **jobs_by_rank(struct job *j, size_t n);
 
 /* m2m_heap.c: Massif's accounting, event by event.  'sid' is the block's
  * stack (0: unknown). */
@@ -115,7 +117,7 @@ extern const struct model massif_model;
 void policy_init(struct conv *c);
 void free_policy(struct conv *c);
 void attempt(struct conv *c, int64_t t);
-int peak_check(struct conv *c, uint64_t first_rec, int64_t *t);
+int peak_check(struct conv *c, int64_t t);
 
 /* m2m_gnuplot.c: the samples and the script. */
 void samples_init(struct conv *c);
@@ -146,6 +148,8 @@ struct hbucket {
     uint64_t lo, hi;            /* lowest and highest useful heap in it */
     uint64_t hi_ev, hi_rec, hi_tb, hi_extra; /* its first highest moment */
     uint64_t rss;               /* MAXRSS so far (0: none) */
+    uint64_t t_end, hi_t;       /* the trace's clock (#time, ns) after its last
+                                   event, and at its highest moment */
     uint32_t nz;                /* live contexts at hi_ev */
     uint32_t snap;              /* its snapshot + 1 (pass 2), 0: none */
 };
@@ -195,9 +199,12 @@ void html_realloc(struct conv *c, uint64_t old_id, uint64_t old_sid, uint64_t ol
 void html_final(struct conv *c);
 void free_html(struct conv *c);
 
-/* m2m_html.c: the page, to o.html (a temporary name, then renamed). */
+/* m2m_html.c: the page, to o.html (a temporary name, then renamed), or
+ * with o.html_part its data alone, there; then the page of several
+ * traces (an MPI run), made of their parts, to 'name'. */
 int write_html(struct conv *c, const char *trace);
-/* ... returns 0, or 1 after a message (nothing is left behind then). */
+int write_run_page(const char *name, struct job *j, size_t n);
+/* ... both return 0, or 1 after a message (nothing is left behind then). */
 
 /* The page's style and script: html/m2m_html_page.c (made from
  * convert/html/page.css and page.js), ../html/pages.h. */

@@ -59,7 +59,8 @@ int convert_one(const struct opts *o, struct job *j)
     }
     c->o = *o;
     c->o.gnuplot = j->gp;
-    c->o.html = j->html;
+    c->o.html = j->part ? o->html : j->html;   /* its part of the run's page, or its own */
+    c->o.html_part = j->part;
     c->e.file = is_stdin ? "stdin" : trace;
     if (is_stdin) {
         in.fd = 0;

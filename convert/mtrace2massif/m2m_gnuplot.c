@@ -146,7 +146,10 @@ static void gp_axes(const struct conv *c, struct gp_axes *a)
     if (c->gp.have_peak && c->gp.peak.total > ymax)
         ymax = c->gp.peak.total;
     a->yu = unit_for(ymax, &a->yd);
-    if (c->o.time_bytes) {
+    if (c->o.time_ms) {         /* seconds from 10 s on */
+        a->xd = xmax >= 10000 ? 1e3 : 1;
+        snprintf(a->xlabel, sizeof a->xlabel, "time (%s)", xmax >= 10000 ? "s" : "ms");
+    } else if (c->o.time_bytes) {
         snprintf(a->xlabel, sizeof a->xlabel, "time (%s allocated + freed)",
                  unit_for(xmax, &a->xd));
     } else {

@@ -121,9 +121,14 @@ static uint64_t abn_take(struct conv *c, uint64_t site, uint64_t size)
     return 0;
 }
 
-/* Time in the unit of --time-unit: bytes allocated + freed, or records. */
+/* Time in the unit of --time-unit: bytes allocated + freed, records, or
+ * whole milliseconds of the trace's clock (the last #time; Massif's ms are
+ * whole too, counted from its first snapshot as ours from the tracer's
+ * start). */
 int64_t now(const struct conv *c)
 {
+    if (c->o.time_ms)
+        return (int64_t)(c->p.time_ns / 1000000);
     return (int64_t)(c->o.time_bytes ? c->p.time_b : c->p.time_i);
 }
 
@@ -142,8 +147,9 @@ void observe(struct conv *c)
  * a point of the curves. */
 void before_release(struct conv *c, uint64_t first_rec)
 {
-    int64_t t;
-    if (peak_check(c, first_rec, &t) && c->gp.pt)
+    /* in records, the release's own record: the time before it */
+    int64_t t = c->o.time_bytes || c->o.time_ms ? now(c) : (int64_t)first_rec;
+    if (peak_check(c, t) && c->gp.pt)
         gp_peak(c, t);
 }
 

@@ -7,9 +7,13 @@
  * string is a JSON string with '<', '>', '&', U+2028 and U+2029 escaped
  * (so "</script>" cannot end the element), bytes that are not UTF-8 read
  * as Latin-1, and the script shows them with textContent only.
+ * Several traces and one FILE (an MPI run): each trace's figures go to
+ * its temporary file as it is converted (o.html_part), and the page is
+ * made of them all at the end (write_run_page), each in its own element,
+ * with run.js, which draws the ranks.
  * Written under a temporary name and renamed (devices in place).
  * Owns nothing that lives beyond the call.
- * Calls: m2m_html_data.c (html_final), tool.c. */
+ * Calls: m2m_html_data.c (html_final), m2m_ranks.c (jobs_by_rank), tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -136,6 +140,8 @@ static void put_buckets(struct conv *c, FILE *f)
     json_col(f, "htb", b, n, offsetof(struct hbucket, hi_tb));
     json_col(f, "hx", b, n, offsetof(struct hbucket, hi_extra));
     json_col(f, "rss", b, n, offsetof(struct hbucket, rss));
+    if (c->p.have_time)         /* the trace's clock: the seconds axis */
+        json_col(f, "hns", b, n, offsetof(struct hbucket, hi_t));
     fputs("\"snap\":[", f);
     for (size_t k = 0; k < n; k++)
         fprintf(f, k ? ",%" PRIu32 : "%" PRIu32, b[k].snap);
@@ -173,14 +179,21 @@ static void put_head(struct conv *c, FILE *f, const char *trace)
         fputs("null", f);
     fprintf(f, ",\"truncated\":%s,\"time_unit\":\"%s\",\"depth\":%u,\"records\":%" PRIu64
             ",\"events\":%" PRIu64 ",\"heap_admin\":%u", c->truncated ? "true" : "false",
-            c->o.time_bytes ? "B" : "i", c->s.depth, c->p.nrec, c->p.ev, c->o.heap_admin);
+            c->o.time_ms ? "ms" : c->o.time_bytes ? "B" : "i", c->s.depth, c->p.nrec, c->p.ev,
+            c->o.heap_admin);
+    fprintf(f, ",\"has_time\":%s,\"clock\":", c->p.have_time ? "true" : "false");
+    if (c->p.have_clock)
+        fprintf(f, "%" PRIu64, c->p.clock_ns);
+    else
+        fputs("null", f);
     fprintf(f, ",\"peak_total\":%" PRIu64 ",\"end\":{\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64
-            ",\"rec\":%" PRIu64 ",\"tb\":%" PRIu64 "}", c->p.max_total, c->p.heap, c->p.nblocks,
-            c->p.time_i, c->p.time_b);
+            ",\"rec\":%" PRIu64 ",\"tb\":%" PRIu64 ",\"ns\":%" PRIu64 "}", c->p.max_total,
+            c->p.heap, c->p.nblocks, c->p.time_i, c->p.time_b, c->p.time_ns);
     if (h->peak_bucket < h->nb) {
         const struct hbucket *b = &h->b[h->peak_bucket];
         fprintf(f, ",\"peak\":{\"bytes\":%" PRIu64 ",\"record\":%" PRIu64 ",\"bucket\":%" PRIu64
-                ",\"tb\":%" PRIu64 "}", b->hi, b->hi_rec, h->peak_bucket, b->hi_tb);
+                ",\"tb\":%" PRIu64 ",\"ns\":%" PRIu64 "}", b->hi, b->hi_rec, h->peak_bucket,
+                b->hi_tb, b->hi_t);
     } else {
         fputs(",\"peak\":null", f);
     }
@@ -196,44 +209,133 @@ static void put_head(struct conv *c, FILE *f, const char *trace)
         fputs(",\"rss\":null", f);
 }
 
-static void put_page(struct conv *c, FILE *f, const char *trace)
+/* The trace's figures: one JSON object. */
+static void put_data(struct conv *c, FILE *f, const char *trace)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta name=\"generator\" content=\"mtrace2massif " M2M_VERSION "\">\n"
-          "<title>mtrace heap profile</title>\n<style>\n", f);
-    fputs(m2m_page_css, f);
-    fputs("</style></head>\n<body>\n<noscript>This page draws its views with JavaScript."
-          "</noscript>\n<script type=\"application/json\" id=\"mtrace-data\">", f);
     put_head(c, f, trace);
     put_sites(c, f);
     put_tree(c, f);
     put_contexts(c, f);
     put_buckets(c, f);
     put_snapshots(c, f);
-    fputs("}</script>\n<script>\n", f);
-    fputs(m2m_common_js, f);            /* the helpers page.js uses, then it */
+    fputs("}", f);
+}
+
+/* The page up to its data; 'title' is the page's own text. */
+static void put_top(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"mtrace2massif " M2M_VERSION "\">\n", f);
+    fprintf(f, "<title>%s</title>\n<style>\n", title);
+    fputs(m2m_page_css, f);
+    fputs("</style></head>\n<body>\n<noscript>This page draws its views with JavaScript."
+          "</noscript>\n", f);
+}
+
+/* The scripts: the helpers page.js uses, then it (and run.js, which uses
+ * both). */
+static void put_scripts(FILE *f, int run)
+{
+    fputs("<script>\n", f);
+    fputs(m2m_common_js, f);
     fputs(m2m_page_js, f);
+    if (run)
+        fputs(m2m_run_js, f);
     fputs("</script>\n</body></html>\n", f);
 }
 
 /* put_page's arguments, for tool_write_file. */
 struct page_args { struct conv *c; const char *trace; };
 
-static int put_page_args(FILE *f, void *arg)
+static int put_page(FILE *f, void *arg)
 {
     struct page_args *a = arg;
     html_final(a->c);
-    put_page(a->c, f, a->trace);
+    put_top(f, "mtrace heap profile");
+    fputs("<script type=\"application/json\" id=\"mtrace-data\">", f);
+    put_data(a->c, f, a->trace);
+    fputs("</script>\n", f);
+    put_scripts(f, 0);
     return 0;
 }
 
-/* Write the page to c->o.html.  Returns 0, or 1 after a message (and
- * nothing left behind). */
+/* Write the page to c->o.html, or its data alone to c->o.html_part (an
+ * MPI run's page has a part per trace).  Returns 0, or 1 after a message
+ * (and nothing left behind). */
 int write_html(struct conv *c, const char *trace)
 {
     struct page_args a = { c, trace };
-    return tool_write_file("mtrace2massif", c->o.html, put_page_args, &a) ? 1 : 0;
+    if (c->o.html_part) {
+        html_final(c);
+        put_data(c, c->o.html_part, trace);
+        if (fflush(c->o.html_part) == 0 && !ferror(c->o.html_part))
+            return 0;
+        tool_where(stderr, "mtrace2massif", c->o.html, 0);
+        fputs("cannot keep this trace's part of the page (temporary file)\n", stderr);
+        return 1;
+    }
+    return tool_write_file("mtrace2massif", c->o.html, put_page, &a) ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Several traces, one page (an MPI run): "mtrace-run" lists the traces
+ * in rank order, {rank, trace, part}: part K is the element
+ * "mtrace-rank-K" holding that trace's data (as a page's), -1 when the
+ * trace was not converted.  run.js draws the ranks and, for one picked,
+ * page.js its views. */
+
+struct run_args { struct job **row; size_t n; };
+
+/* One trace's part, copied from its temporary file. */
+static int copy_part(FILE *f, FILE *part)
+{
+    char buf[1 << 16];
+    size_t k;
+    rewind(part);
+    while ((k = fread(buf, 1, sizeof buf, part)) > 0)
+        fwrite(buf, 1, k, f);
+    return ferror(part) ? -1 : 0;
+}
+
+static int put_run(FILE *f, void *arg)
+{
+    const struct run_args *a = arg;
+    long part = 0;
+    put_top(f, "mtrace heap profile of a run");
+    fputs("<script type=\"application/json\" id=\"mtrace-run\">{\"format\":1,\"tool\":"
+          "\"mtrace2massif " M2M_VERSION "\",\"ranks\":[", f);
+    for (size_t i = 0; i < a->n; i++) {
+        const struct job *j = a->row[i];
+        const char *name = strcmp(j->trace, "-") ? j->trace : "stdin";
+        fprintf(f, "%s{\"rank\":%ld,\"trace\":", i ? "," : "", j->rank);
+        tool_json_str(f, name, strlen(name));
+        fprintf(f, ",\"part\":%ld}", j->rc ? -1L : part);
+        part += !j->rc;
+    }
+    fputs("]}</script>\n", f);
+    part = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->row[i]->rc)
+            continue;
+        fprintf(f, "<script type=\"application/json\" id=\"mtrace-rank-%ld\">", part++);
+        if (copy_part(f, a->row[i]->part))
+            return -1;
+        fputs("</script>\n", f);
+    }
+    put_scripts(f, 1);
+    return 0;
+}
+
+/* The page of several traces, to 'name', from their parts (j[i].part). */
+int write_run_page(const char *name, struct job *j, size_t n)
+{
+    struct run_args a = { jobs_by_rank(j, n), n };
+    if (!a.row)
+        return 1;
+    int rc = tool_write_file("mtrace2massif", name, put_run, &a) ? 1 : 0;
+    free(a.row);
+    return rc;
 }

@@ -34,6 +34,21 @@ static size_t ctx_index(const struct conv *c, uint64_t id, uint64_t sid)
     return sid ? c->nsites + sid - 1 : id - 1;
 }
 
+/* A page shared by many traces (an MPI run's) keeps it small: a quarter
+ * of the buckets past 8 traces, the snapshots' budget shared (the peak's
+ * is always kept, and each trace keeps at least HTML_SNAP_MIN entries). */
+#define HTML_SNAP_MIN 5000
+static size_t bucket_cap(const struct conv *c)
+{
+    return c->o.html_share > 8 ? HTML_BUCKETS / 4 : HTML_BUCKETS;
+}
+
+static uint64_t snap_budget(const struct conv *c)
+{
+    uint64_t b = HTML_SNAP_BUDGET / (c->o.html_share ? c->o.html_share : 1);
+    return b < HTML_SNAP_MIN ? HTML_SNAP_MIN : b;
+}
+
 /* ------------------------------------------------------------------ */
 /* Pass 1: the buckets                                                  */
 
@@ -47,9 +62,9 @@ static void merge_buckets(struct html *h)
         if (b.hi > a.hi) {
             a.hi = b.hi;
             a.hi_ev = b.hi_ev, a.hi_rec = b.hi_rec, a.hi_tb = b.hi_tb;
-            a.hi_extra = b.hi_extra, a.nz = b.nz;
+            a.hi_extra = b.hi_extra, a.nz = b.nz, a.hi_t = b.hi_t;
         }
-        a.rec_end = b.rec_end, a.tb_end = b.tb_end, a.rss = b.rss;
+        a.rec_end = b.rec_end, a.tb_end = b.tb_end, a.rss = b.rss, a.t_end = b.t_end;
         h->b[i] = a;
     }
     h->nb /= 2;
@@ -62,7 +77,7 @@ static void p1_step(struct conv *c, struct html *h)
     uint64_t ev = c->p.ev, heap = c->p.heap;
     struct hbucket *b;
     if (ev > h->end) {
-        if (h->nb == HTML_BUCKETS)
+        if (h->nb == bucket_cap(c))
             merge_buckets(h);
         h->end = h->nb * h->width;
     }
@@ -80,10 +95,12 @@ static void p1_step(struct conv *c, struct html *h)
         b->hi_rec = c->p.time_i - 1;
         b->hi_tb = c->p.time_b;
         b->hi_extra = c->p.extra;
+        b->hi_t = c->p.time_ns;
         b->nz = h->nz;
     }
     b->rec_end = c->p.time_i;
     b->tb_end = c->p.time_b;
+    b->t_end = c->p.time_ns;
     b->rss = c->p.have_rss ? c->p.rss : 0;
 }
 
@@ -124,7 +141,7 @@ static void pick_top(struct conv *c, struct html *h)
 
 /* The peak's bucket (the first highest), and which buckets get a
  * snapshot: every stride-th, so that their entries stay near the budget. */
-static void pick_snapshots(struct html *h)
+static void pick_snapshots(struct html *h, uint64_t budget)
 {
     uint64_t total = 0, best = 0, stride = 1;
     h->peak_bucket = UINT64_MAX;
@@ -134,8 +151,8 @@ static void pick_snapshots(struct html *h)
             best = h->b[k].hi, h->peak_bucket = k;
         h->b[k].snap = 0;
     }
-    if (total > HTML_SNAP_BUDGET)
-        stride = (total + HTML_SNAP_BUDGET - 1) / HTML_SNAP_BUDGET;
+    if (total > budget)
+        stride = (total + budget - 1) / budget;
     for (size_t k = 0; k < h->nb; k++)
         if (k % stride == 0 || k == h->peak_bucket)
             h->b[k].snap = 1;
@@ -150,7 +167,7 @@ static void plan_pass2(struct conv *c, struct html *h)
     h->hist = zalloc(c, c->nsites * 64, sizeof *h->hist);
     pick_top(c, h);
     h->topv = zalloc(c, h->nb * (size_t)h->ntop, sizeof *h->topv);
-    pick_snapshots(h);
+    pick_snapshots(h, snap_budget(c));
     h->cur = 0;
     h->last_ctx = 0;
 }

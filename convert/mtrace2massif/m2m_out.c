@@ -65,7 +65,7 @@ void write_massif(struct conv *c, FILE *f, const char *cmd)
 {
     fprintf(f, MASSIF_DESC " %s\n" MASSIF_CMD " ", c->o.desc[0] ? c->o.desc : "(none)");
     tool_put_escaped(f, cmd, "#");
-    fprintf(f, "\n" MASSIF_TIME_UNIT " %s\n", c->o.time_bytes ? "B" : "i");
+    fprintf(f, "\n" MASSIF_TIME_UNIT " %s\n", c->o.time_ms ? "ms" : c->o.time_bytes ? "B" : "i");
     for (unsigned i = 0; i < c->sn.next_i; i++) {
         const struct snap *s = &c->sn.snaps[i];
         fprintf(f, MASSIF_SEP "\n" MASSIF_SNAPSHOT "=%u\n" MASSIF_SEP "\n"

@@ -117,6 +117,21 @@ static int by_rank(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* The jobs in rank order (then command-line order): an array to free, or
+ * NULL after a message. */
+struct job **jobs_by_rank(struct job *j, size_t n)
+{
+    struct job **row = malloc((n ? n : 1) * sizeof *row);
+    if (!row) {
+        fputs("mtrace2massif: out of memory\n", stderr);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        row[i] = &j[i];
+    qsort(row, n, sizeof *row, by_rank);
+    return row;
+}
+
 static void put_row(FILE *f, int lw, const char *label, const int *w, const uint64_t *v)
 {
     fprintf(f, "%*s", lw, label);
@@ -132,20 +147,15 @@ static void put_row(FILE *f, int lw, const char *label, const int *w, const uint
 void print_summary(FILE *f, struct job *j, size_t n)
 {
     static const char *head[4] = { "peak heap", "peak heap+extra", "leaked", "records" };
-    struct job **row = malloc(n * sizeof *row);
+    struct job **row = jobs_by_rank(j, n);
     uint64_t min[4] = { 0 }, max[4] = { 0 }, sum[4] = { 0 }, minr[4] = { 0 }, maxr[4] = { 0 };
     size_t nok = 0;
     long maxrank = 0;
-    if (!row) {
-        fputs("mtrace2massif: out of memory\n", stderr);
+    if (!row)
         return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        row[i] = &j[i];
+    for (size_t i = 0; i < n; i++)
         if (j[i].rank > maxrank)
             maxrank = j[i].rank;
-    }
-    qsort(row, n, sizeof *row, by_rank);
     for (size_t i = 0; i < n; i++) {
         const struct job *r = row[i];
         if (r->rc)

@@ -193,9 +193,9 @@ void attempt(struct conv *c, int64_t t)
 /* A Peak attempt: at every deallocation, before the memory goes.  Pass 1
  * notes the first check at each new largest total; in pass 2 Massif's rule
  * (beat the last peak by more than --peak-inaccuracy) decides the
- * intermediate peaks, and the check pass 1 chose is always taken.  Returns
- * 1 and its time in *t when it is that exact peak. */
-int peak_check(struct conv *c, uint64_t first_rec, int64_t *t)
+ * intermediate peaks, and the check pass 1 chose is always taken, at
+ * time t.  Returns 1 when it is that exact peak. */
+int peak_check(struct conv *c, int64_t t)
 {
     uint64_t total = c->p.heap + c->p.extra;
     if (c->p.n == 1) {
@@ -208,8 +208,7 @@ int peak_check(struct conv *c, uint64_t first_rec, int64_t *t)
     int forced = c->p.ev == c->peak_ev;
     uint64_t excess = (uint64_t)(((double)c->sn.peak_total * c->o.peak_inaccuracy) / 100);
     if (forced || (total > c->sn.peak_total && total - c->sn.peak_total > excess)) {
-        *t = c->o.time_bytes ? (int64_t)c->p.time_b : (int64_t)first_rec;
-        take_snapshot(c, PEAK, *t, 1);
+        take_snapshot(c, PEAK, t, 1);
     }
     return forced;
 }

@@ -34,7 +34,8 @@
  *   m2m_gnuplot.c  the gnuplot samples and script (struct samples)
  *   m2m_html_data.c, m2m_html.c  --html: the page's figures (struct html),
  *                  the page (its script and style: html/m2m_html_page.c)
- *   m2m_ranks.c    several traces: ranks, output names, the table
+ *   m2m_ranks.c    several traces: ranks, output names, the table (and
+ *                  one --html page for them all: m2m_html.c)
  *
  * This file: the command line, and nothing else (a thin main).
  * Calls: m2m_ranks.c, m2m_files.c.
@@ -54,6 +55,7 @@ struct cmdline {
     size_t n;
     const char *out_name;       /* -o OUT, or NULL: massif.out.NAME */
     int summary;                /* --summary */
+    int run_page;               /* several traces, one --html page (o.html) */
 };
 
 static void usage(FILE *f)
@@ -68,14 +70,16 @@ static void usage(FILE *f)
           "\n"
           "Several traces (MPI: NAME for rank 0, NAME-r for rank r) are converted\n"
           "one after the other, each into its own file, exactly as alone; OUT and\n"
-          "FILE must then contain %r or %n.  A table then goes to standard output:\n"
+          "--gnuplot's FILE must then contain %r or %n (--html's FILE without them\n"
+          "is one page for the run).  A table then goes to standard output:\n"
           "per rank the peak heap, the peak heap + extra, the bytes still live at\n"
           "the end (leaked) and the records; then min and max (with their ranks)\n"
           "and sum over the ranks.\n"
           "\n"
           "options (named and ranged as Massif's; [default]):\n"
-          "  --time-unit=B|i             B: bytes allocated + freed [B];\n"
-          "                              i: trace records (not instructions)\n"
+          "  --time-unit=B|i|ms          B: bytes allocated + freed [B];\n"
+          "                              i: trace records (not instructions);\n"
+          "                              ms: milliseconds (the trace's #time)\n"
           "  --max-snapshots=10..1000    snapshots kept [100]\n"
           "  --detailed-freq=1..1000000  every Nth snapshot is detailed [10]\n"
           "  --threshold=0..100          significance, in percent [1.0]\n"
@@ -90,7 +94,9 @@ static void usage(FILE *f)
           "                              [addr2line, from PATH]\n"
           "  --gnuplot=FILE              also write a standalone gnuplot script\n"
           "  --html=FILE                 also write a self-contained HTML page\n"
-          "                              (memory over time, flame graphs, sites)\n"
+          "                              (memory over time, flame graphs, sites);\n"
+          "                              several traces and no %r or %n in FILE:\n"
+          "                              one page for the run (every rank)\n"
           "  -o OUT, --output=OUT        the Massif file\n"
           "  --summary                   the table for a single trace too\n"
           "  --help, --version\n"
@@ -142,14 +148,10 @@ static void desc_add(struct opts *o, const char *arg)
 static int conv_opt(struct opts *o, const char *a, const char *v)
 {
     if (!strncmp(a, "--time-unit=", 12)) {
-        if (!strcmp(v, "B"))
-            o->time_bytes = 1;
-        else if (!strcmp(v, "i"))
-            o->time_bytes = 0;
-        else if (!strcmp(v, "ms"))
-            return bad_opt(a, "traces carry no timestamps; use B or i");
-        else
-            return bad_opt(a, "expected B or i");
+        o->time_bytes = !strcmp(v, "B");
+        o->time_ms = !strcmp(v, "ms");
+        if (!o->time_bytes && !o->time_ms && strcmp(v, "i"))
+            return bad_opt(a, "expected B, i or ms");
         desc_add(o, a);
     } else if (!strncmp(a, "--max-snapshots=", 16)) {
         if (!int_opt(v, 10, 1000, &o->max_snapshots))
@@ -270,21 +272,37 @@ static int name_files(struct cmdline *cl)
     if (n > 1 && gp && !pattern_varies(gp))
         return bad_opt(gp, "with several traces, --gnuplot's FILE must contain "
                        "%r (rank) or %n (trace name)");
-    if (n > 1 && html && !pattern_varies(html))
-        return bad_opt(html, "with several traces, --html's FILE must contain "
-                       "%r (rank) or %n (trace name)");
+    /* several traces, one --html name: one page for the run */
+    cl->run_page = n > 1 && html && !pattern_varies(html);
+    if (cl->run_page)
+        cl->o.html_share = (unsigned)n;
     assign_ranks(cl->jobs, n);
     for (size_t i = 0; i < n; i++) {
         struct job *j = &cl->jobs[i];
         j->out = out_name ? expand(out_name, j) : default_out(j->trace);
         j->gp = gp ? expand(gp, j) : NULL;
-        j->html = html ? expand(html, j) : NULL;
-        if (!j->out || (gp && !j->gp) || (html && !j->html)) {
+        j->html = html && !cl->run_page ? expand(html, j) : NULL;
+        if (!j->out || (gp && !j->gp) || (html && !cl->run_page && !j->html)) {
             fputs("mtrace2massif: out of memory\n", stderr);
             return 1;
         }
+        if (cl->run_page && (!strcmp(html, j->trace) || !strcmp(html, j->out) ||
+                             (j->gp && !strcmp(html, j->gp))))
+            return bad_opt(html, "the run's page would overwrite a trace or another output");
     }
     return check_names(cl->jobs, n) ? 2 : -1;
+}
+
+/* One page for several traces: a temporary file for each one's part.
+ * Returns -1 to go on, else the exit status. */
+static int open_parts(struct cmdline *cl)
+{
+    for (size_t i = 0; cl->run_page && i < cl->n; i++)
+        if (!(cl->jobs[i].part = tmpfile())) {
+            fprintf(stderr, "mtrace2massif: %s: temporary file: %s\n", cl->o.html, strerror(errno));
+            return 1;
+        }
+    return -1;
 }
 
 int main(int argc, char **argv)
@@ -294,6 +312,8 @@ int main(int argc, char **argv)
     int rc = read_args(argc, argv, &cl);
     if (rc < 0)
         rc = name_files(&cl);
+    if (rc < 0)
+        rc = open_parts(&cl);
     if (rc >= 0)
         return rc;
 
@@ -301,6 +321,8 @@ int main(int argc, char **argv)
     rc = 0;
     for (size_t i = 0; i < cl.n; i++)
         rc |= convert_one(&cl.o, &cl.jobs[i]);
+    if (cl.run_page)
+        rc |= write_run_page(cl.o.html, cl.jobs, cl.n);
     if (cl.n > 1 || cl.summary) {
         print_summary(stdout, cl.jobs, cl.n);
         if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -312,6 +334,8 @@ int main(int argc, char **argv)
         free(cl.jobs[i].out);
         free(cl.jobs[i].gp);
         free(cl.jobs[i].html);
+        if (cl.jobs[i].part)
+            fclose(cl.jobs[i].part);
     }
     free(cl.jobs);
     free(cl.o.alloc_fns);

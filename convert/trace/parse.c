@@ -337,6 +337,8 @@ static void checkpoint_record(struct conv *c, const char *p)
     c->p.cp = 1;
     c->p.nrec = cp.recno;
     c->p.prev_total = cp.total;
+    if (!c->p.have_time || cp.ns >= c->p.time_ns)      /* its blocks come at its #time */
+        c->p.time_ns = cp.ns, c->p.have_time = 1;
     c->cp = cp;
 }
 
@@ -420,6 +422,9 @@ static const char *op_record(struct conv *c, const char *p)
         tool_fail(&c->e, "site %" PRIu64 " used before its '@' record", id);
     if (c->p.cp == 1)
         checkpoint_done(c);
+    if (c->o.time_ms && !c->p.have_time)
+        tool_fail(&c->e, "--time-unit=ms: no #time record before this one (the trace has no "
+                  "timestamps: Basilisk's, or an older tracer's); use --time-unit=B or i");
     check_sid(c, id, sid);
     if (c->p.n == 1 && recno != c->p.nrec)
         tool_fail(&c->e, "record number %" PRIu64 ", expected %" PRIu64, recno, c->p.nrec);
@@ -467,7 +472,8 @@ static void cmd_record(struct conv *c, const char *p, const char *bufend)
 }
 
 /* "#time NS" (the trace's clock, never going back) and "#clock WALL" (its
- * 0 by the wall clock): kept for mtrace-top's growth per second. */
+ * 0 by the wall clock): kept for mtrace-top's growth per second,
+ * mtrace2massif's --time-unit=ms and its pages' seconds. */
 static void clock_record(struct conv *c, const char *p, int is_time)
 {
     uint64_t v;

@@ -44,6 +44,7 @@
 
 struct opts {
     int time_bytes;             /* --time-unit=B (1) or i (0) */
+    int time_ms;                /* --time-unit=ms (time_bytes 0): the #time records */
     unsigned max_snapshots;     /* 10..1000 */
     unsigned detailed_freq;     /* 1..1000000 */
     double threshold;           /* 0..100, percent */
@@ -55,6 +56,9 @@ struct opts {
     const char *addr2line;      /* the program, or NULL: no symbolization */
     const char *gnuplot;        /* --gnuplot=FILE or NULL */
     const char *html;           /* --html=FILE or NULL */
+    FILE *html_part;            /* several traces, one page: this trace's data
+                                   goes here, not to a page of its own */
+    unsigned html_share;        /* the traces sharing that page (0: alone) */
     char desc[4096];            /* the Massif-like options, for desc: */
     int quiet;                  /* no warnings (fuzzing) */
 };
