@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tests/modelfaults.sh - the heap check's guarantee, checked by a model
+# (issue 38): random programs with injected faults (writes past the end,
+# before the start, after free; on threads, in forked children, with a
+# small quarantine, MTRACE_CHECK_EVERY, mtrace_check_heap(), continue and
+# stop mode) run under MTRACE_CHECK=heap, and tests/model/faults.py
+# predicts from doc/guide.md every report (text, sizes, bytes, where it
+# was found, the places, the order), each child's end and the exit status.
+#
+#   tests/modelfaults.sh [SEEDS] [FIRST]   (MODEL_FAULT_SEEDS: the default count, 160)
+# A failure names the first seed and keeps its script (faults.py show SEED).
+. "$(dirname "$0")/lib.sh"
+HERE=$TOP/tests/model
+seeds=${1:-${MODEL_FAULT_SEEDS:-160}} first=${2:-1}
+
+if [ -n "$ASAN" ]; then         # the check is off under a sanitizer (guide)
+    echo "     AddressSanitizer: the heap check is off, nothing to model"
+    finish
+    exit
+fi
+# The driver at each level, in both uses, as tests/model/run.sh builds it
+# (from its own directory: its sites are driver.c:LINE).
+build() {
+    local use=$1 level=$2 traced linked
+    if [ "$use" = lib ]; then
+        traced="-DMTRACE_LIB -include $TOP/mtrace.h" linked="-L$TOP -Wl,-rpath,$TOP -lmtrace"
+    else
+        traced="-include $TOP/mtrace.h" linked=
+    fi
+    (cd "$HERE" && $CC $CFLAGS_T -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-optimize-sibling-calls \
+        -Wall -Wextra -DMTRACE=$level $traced driver.c -o "$TMP/driver-$use-$level" $linked -lpthread) \
+        > "$TMP/build-$use-$level.log" 2>&1
+}
+pids=
+for use in lib header; do
+    for l in 1 2 3; do build $use $l & pids="$pids $!"; done
+done
+for p in $pids; do wait $p; done
+built=1
+for use in lib header; do
+    for l in 1 2 3; do
+        [ -x "$TMP/driver-$use-$l" ] && [ ! -s "$TMP/build-$use-$l.log" ] && continue
+        built=
+        sed 's/^/     /' "$TMP/build-$use-$l.log" | head -10
+    done
+done
+check "modelfaults: the driver (poke, check) builds silently at levels 1-3, both uses" test -n "$built"
+[ -n "$built" ] || { finish; exit 1; }
+
+start=$(date +%s)
+python3 "$HERE/faults.py" check --seeds "$seeds" --first "$first" --bin-dir "$TMP" --work "$TMP" \
+    --jobs "${MODEL_JOBS:-$(nproc 2> /dev/null || echo 2)}" --keep "${MODEL_KEEP:-$TMP}" > "$TMP/verdicts" 2>&1
+status=$?
+while IFS= read -r line; do
+    case $line in
+        PASS\ *) pass "${line#PASS }" ;;
+        FAIL\ *) fail "${line#FAIL }" ;;
+        INFO\ *) printf '     %s\n' "${line#INFO }" ;;
+        *) printf '     %s\n' "$line" ;;
+    esac
+done < "$TMP/verdicts"
+grep -q '^FAIL' "$TMP/verdicts" || [ "$status" = 0 ] || fail "modelfaults: faults.py stopped with status $status and no FAIL line"
+echo "     modelfaults: $(($(date +%s) - start)) s"
+finish
