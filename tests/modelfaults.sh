@@ -8,11 +8,11 @@
 # predicts from doc/guide.md every report (text, sizes, bytes, where it
 # was found, the places, the order), each child's end and the exit status.
 #
-#   tests/modelfaults.sh [SEEDS] [FIRST]   (MODEL_FAULT_SEEDS: the default count, 160)
+#   tests/modelfaults.sh [SEEDS] [FIRST]   (MODEL_FAULT_SEEDS: the default count, 200)
 # A failure names the first seed and keeps its script (faults.py show SEED).
 . "$(dirname "$0")/lib.sh"
 HERE=$TOP/tests/model
-seeds=${1:-${MODEL_FAULT_SEEDS:-160}} first=${2:-1}
+seeds=${1:-${MODEL_FAULT_SEEDS:-200}} first=${2:-1}
 
 if [ -n "$ASAN" ]; then         # the check is off under a sanitizer (guide)
     echo "     AddressSanitizer: the heap check is off, nothing to model"
@@ -52,11 +52,23 @@ start=$(date +%s)
 python3 "$HERE/faults.py" check --seeds "$seeds" --first "$first" --bin-dir "$TMP" --work "$TMP" \
     --jobs "${MODEL_JOBS:-$(nproc 2> /dev/null || echo 2)}" --keep "${MODEL_KEEP:-$TMP}" > "$TMP/verdicts" 2>&1
 status=$?
+# the properties faults.py judges, one line each whatever the seeds
+title() {
+    case $1 in
+        reports) echo "modelfaults: each heap report as the model predicts (text, sizes, bytes, where found, places, order)" ;;
+        children) echo "modelfaults: each forked child ends as predicted (exit status or SIGABRT)" ;;
+        status) echo "modelfaults: each run's exit status as predicted (134 at a stop, 1 after a report or a leak)" ;;
+        json) echo "modelfaults: the JSON report's heap_errors counts the reports (continue mode)" ;;
+        *) echo "modelfaults: $1" ;;
+    esac
+}
 while IFS= read -r line; do
-    case $line in
-        PASS\ *) pass "${line#PASS }" ;;
-        FAIL\ *) fail "${line#FAIL }" ;;
-        INFO\ *) printf '     %s\n' "${line#INFO }" ;;
+    verdict=${line%% *} rest=${line#* }
+    group=${rest%% *}
+    case $verdict in
+        PASS) pass "$(title "$group") ${rest#"$group" }" ;;
+        FAIL) fail "$(title "$group"): ${rest#"$group" }" ;;
+        INFO) printf '     %s\n' "${line#INFO }" ;;
         *) printf '     %s\n' "$line" ;;
     esac
 done < "$TMP/verdicts"

@@ -312,7 +312,8 @@ def spans(ops, lo, hi):
 
 
 def predict(ops, sites, where, env, mode):
-    """[items], the children's ends ['exit S' / 'signal 6'], main's status."""
+    """[items], the children's ends ['exit S' / 'signal 6'], main's status
+    and its count of reports (the JSON report's heap_errors)."""
     out, ends = [], []
 
     def run(proc, tree):
@@ -334,7 +335,7 @@ def predict(ops, sites, where, env, mode):
         status = main.end()
     except Stopped:
         status = model.ABORT_STATUS
-    return out, ends, status
+    return out, ends, status, main.errors
 
 
 # --- the generator ------------------------------------------------------------
@@ -456,7 +457,8 @@ class Generator:
             self.proc = saved
 
     def script(self):
-        for _ in range(self.rng.randint(5, 40)):
+        long = self.rng.random() < 0.1      # two faults far apart: many calls between them
+        for _ in range(self.rng.randint(80, 250) if long else self.rng.randint(5, 40)):
             self.action(inside=False)
         if self.rng.random() < 0.5:          # most blocks freed: their guards checked there
             for s in self.live():
@@ -542,7 +544,7 @@ def check_seed(args):
     binary = model.binaries_for(bin_dir, build)[level]
     tag = 'f%d' % seed
     where = model.report_path(os.path.join(model.SOURCE_DIR, 'driver.c'), work)
-    want, ends, status = predict(ops, SITES, where, gen.env, gen.mode)
+    want, ends, status, main_errors = predict(ops, SITES, where, gen.env, gen.mode)
     run = model.run_driver(binary, ops, level, 'continue' if gen.mode == 'continue' else 'abort', work, tag,
                            opts={'env': env_vars(gen.env)})
     fails = []
@@ -554,9 +556,33 @@ def check_seed(args):
         fails.append(('children', 'expected %s, got %s' % (ends, got_ends)))
     if run.status != status:
         fails.append(('status', 'expected %s, got %s' % (status, run.status)))
-    kinds = {'reports': 0, 'faults': sum(o.name == 'poke' for o in ops)}
-    kinds['reports'] = sum(len(i[1]) if i[0] in ('set',) else 1 for i in want if i[0] != 'summary')
-    return seed, describe(seed, gen.env, gen.mode, level, build), fails, kinds, model.format_script(ops)
+    if run.report is not None and gen.mode == 'continue':
+        got = re.search(r'"heap_errors": *(\d+)', run.report)
+        if not got or int(got.group(1)) != main_errors:
+            fails.append(('json', 'expected heap_errors %d, got %s' % (main_errors, got and got.group(1))))
+    return seed, describe(seed, gen.env, gen.mode, level, build), fails, tally(want, ops, gen), \
+        model.format_script(ops)
+
+
+FOUND = (('left the quarantine', 'leaving the quarantine'), ('check every', 'every N calls'),
+         ('mtrace_check_heap', 'by mtrace_check_heap'), ('found at exit', 'at exit'),
+         ('at this free', 'at a free'), ('at this realloc', 'at a realloc'))
+FORMS = (('before the start and', 'before and past'), ('before the start', 'before'), ('past the end', 'past'),
+         ('freed, byte ', 'freed, 1 byte'), ('freed, bytes', 'freed, bytes'))
+
+
+def tally(want, ops, gen):
+    """What a seed's predicted reports cover, for the INFO line."""
+    t = {'writes': sum(o.name == 'poke' for o in ops), 'stop-mode runs': int(gen.mode == 'stop'),
+         'children': sum(o.name == 'fork' for o in ops), 'threads': sum(o.name == 'thread' for o in ops)}
+    for item in want:
+        for r in (item[1] if item[0] in ('set', 'oneof') else [item[1]] if item[0] == 'one' else []):
+            t['reports'] = t.get('reports', 0) + 1
+            for table in (FOUND, FORMS):
+                name = next((name for key, name in table if key in r[0]), None)
+                if name:
+                    t[name] = t.get(name, 0) + 1
+    return t
 
 
 def cmd_check(opts):
@@ -565,22 +591,19 @@ def cmd_check(opts):
     args = [(s, opts.bin_dir, opts.work) for s in range(opts.first, opts.first + opts.seeds)]
     with multiprocessing.Pool(opts.jobs) as pool:
         results = pool.map(check_seed, args, chunksize=1)
-    groups = {'reports': 'each heap report as the model predicts (text, sizes, bytes, where found, places, order)',
-              'children': 'each forked child ends as predicted (exit status or SIGABRT)',
-              'status': 'each run\'s exit status as predicted (134 at a stop, 1 after a report or a leak)'}
-    first = {}
-    reports = faults = 0
-    for seed, what, fails, kinds, script in results:
-        reports += kinds['reports']
-        faults += kinds['faults']
+    groups = ('reports', 'children', 'status', 'json')   # (their titles: tests/modelfaults.sh)
+    first, total = {}, {}
+    for seed, what, fails, counts, script in results:
+        for k, v in counts.items():
+            total[k] = total.get(k, 0) + v
         for g, text in fails:
             first.setdefault(g, (what, text, script, seed))
     bad = 0
-    for g, title in groups.items():
+    for g in groups:
         if g in first:
             bad = 1
             what, text, script, seed = first[g]
-            print('FAIL faults: %s: first at %s' % (title, what))
+            print('FAIL %s first at %s' % (g, what))
             for line in text.splitlines()[:20]:
                 print('INFO   ' + line)
             path = os.path.join(opts.keep or opts.work, 'fault-%d.script' % seed)
@@ -588,8 +611,8 @@ def cmd_check(opts):
                 f.write(script)
             print('INFO   script: %s (faults.py show %d)' % (path, seed))
         else:
-            print('PASS faults: %s (%d seeds)' % (title, opts.seeds))
-    print('INFO faults: %d seeds, %d writes, %d reports predicted' % (opts.seeds, faults, reports))
+            print('PASS %s (%d seeds)' % (g, opts.seeds))
+    print('INFO faults: %d seeds: %s' % (opts.seeds, ', '.join('%d %s' % (v, k) for k, v in total.items())))
     return bad
 
 
@@ -598,7 +621,7 @@ def cmd_show(opts):
     ops = gen.script()
     sys.stdout.write(model.format_script(ops))
     print('# %s' % describe(opts.seed, gen.env, gen.mode, 1 + opts.seed % 3, model.build_of(opts.seed, None)))
-    want, ends, status = predict(ops, SITES, 'driver.c', gen.env, gen.mode)
+    want, ends, status, _ = predict(ops, SITES, 'driver.c', gen.env, gen.mode)
     for item in want:
         print('# %s %s' % (item[0], item[1]))
     print('# children %s, status %s' % (ends, status))
