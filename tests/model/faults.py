@@ -350,7 +350,7 @@ class Generator:
         self.env = {}
         q = r.random()
         if q < 0.45:
-            self.env['quarantine'] = r.choice([0, 100, 200, 300, 500, 800, 1000, 2000, 4096])
+            self.env['quarantine'] = r.choice([0, 96, 100, 200, 256, 300, 512, 800, 1000, 2000, 4096])
         elif q < 0.6:
             self.env['quarantine'] = r.choice([64 << 10, 4 << 20])
         if r.random() < 0.45:
@@ -370,6 +370,9 @@ class Generator:
 
     def size(self):
         r = self.rng
+        budget = self.env.get('quarantine', 0)
+        if 64 <= budget <= 5000 and r.random() < 0.2:     # alone at the budget, or just over it
+            return r.choice([budget - 32, budget - 31, budget - 39])
         return r.choice([r.randint(1, 64), r.randint(1, 300), r.choice([8, 16, 24, 40, 1, 7, 9, 15, 17]),
                          r.randint(1000, 5000)])
 
