@@ -380,7 +380,9 @@ class Generator:
         return sorted(k for k, b in self.proc.slots.items() if b.state == 'live')
 
     def held(self):
-        return sorted(k for k, b in self.proc.slots.items() if b.state == 'held' and b.n)
+        """The slots of blocks held, and of blocks kept (front damaged:
+        never given back, so a write there is safe, and not looked at)."""
+        return sorted(k for k, b in self.proc.slots.items() if b.state in ('held', 'kept') and b.n)
 
     def alloc(self):
         r = self.rng
