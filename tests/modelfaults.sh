@@ -9,7 +9,11 @@
 # was found, the places, the order), each child's end and the exit status.
 #
 #   tests/modelfaults.sh [SEEDS] [FIRST]   (MODEL_FAULT_SEEDS: the default count, 200)
-# A failure names the first seed and keeps its script (faults.py show SEED).
+# Seed S builds its script and options from S alone: a failure names the
+# first failing seed, writes its script to MODEL_KEEP (default: the
+# suite's directory; MTRACE_TEST_KEEP=1 keeps it), and `tests/modelfaults.sh
+# 1 S` runs it again; `python3 tests/model/faults.py show S` prints the
+# script and what the model predicts.  MODEL_BUILD=lib|header forces one use.
 . "$(dirname "$0")/lib.sh"
 HERE=$TOP/tests/model
 seeds=${1:-${MODEL_FAULT_SEEDS:-200}} first=${2:-1}

@@ -50,7 +50,8 @@ The model (class Process) reads only the guide's rules, written out here:
     says "*** MTRACE: N damaged block(s) reported (MTRACE_CHECK=heap)" and
     the status is 1.  A forked child has its own count and status.
 
-Usage: faults.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J]
+Usage: faults.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J] [--keep DIR]
+           (tests/modelfaults.sh builds the drivers into DIR; one seed: --seeds 1 --first SEED)
        faults.py show SEED (the script and its prediction)"""
 import argparse
 import copy
@@ -68,6 +69,7 @@ FRONT = 16                              # guide: "16 before"
 FLIP = 256                              # driver.c's poke: each byte flipped
 NSLOTS = 24
 ALIGNED = ('aligned_alloc', 'posix_memalign', 'memalign')
+SITES = model.read_sites(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'driver.c'))
 
 
 def back_len(n):
@@ -537,9 +539,6 @@ def compare(want, got):
     return None
 
 
-SITES = None
-
-
 def check_seed(args):
     seed, bin_dir, work = args
     gen = Generator(seed)
@@ -581,7 +580,8 @@ def tally(want, ops, gen):
     t = {'writes': sum(o.name == 'poke' for o in ops), 'stop-mode runs': int(gen.mode == 'stop'),
          'children': sum(o.name == 'fork' for o in ops), 'threads': sum(o.name == 'thread' for o in ops)}
     for item in want:
-        for r in (item[1] if item[0] in ('set', 'oneof') else [item[1]] if item[0] == 'one' else []):
+        reports = {'set': item[1], 'oneof': item[1][:1], 'one': [item[1]]}.get(item[0], [])
+        for r in reports:       # (of one of them: the one that comes)
             t['reports'] = t.get('reports', 0) + 1
             for table in (FOUND, FORMS):
                 name = next((name for key, name in table if key in r[0]), None)
@@ -591,8 +591,7 @@ def tally(want, ops, gen):
 
 
 def cmd_check(opts):
-    global SITES
-    model.HEAP_CHECK = True
+    model.HEAP_CHECK = True         # run_driver: MTRACE_CHECK=heap
     args = [(s, opts.bin_dir, opts.work) for s in range(opts.first, opts.first + opts.seeds)]
     with multiprocessing.Pool(opts.jobs) as pool:
         results = pool.map(check_seed, args, chunksize=1)
@@ -634,7 +633,6 @@ def cmd_show(opts):
 
 
 def main(argv):
-    global SITES
     p = argparse.ArgumentParser(prog='faults.py')
     sub = p.add_subparsers(dest='cmd', required=True)
     c = sub.add_parser('check')
@@ -647,11 +645,8 @@ def main(argv):
     s = sub.add_parser('show')
     s.add_argument('seed', type=int)
     opts = p.parse_args(argv)
-    SITES = model.read_sites(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'driver.c'))
     return cmd_check(opts) if opts.cmd == 'check' else cmd_show(opts)
 
-
-SITES = model.read_sites(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'driver.c'))
 
 if __name__ == '__main__':
     sys.exit(main(sys.argv[1:]))
