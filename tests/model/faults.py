@@ -476,8 +476,9 @@ class Generator:
 
 def env_vars(env):
     out = {}
-    if 'quarantine' in env:
-        out['MTRACE_QUARANTINE'] = str(env['quarantine'])
+    q = env.get('quarantine')
+    if q is not None:       # (64K and 4M as the guide writes them: K, M)
+        out['MTRACE_QUARANTINE'] = '%dM' % (q >> 20) if q >= 1 << 20 else '%dK' % (q >> 10) if q >= 1 << 16 else str(q)
     if 'every' in env:
         out['MTRACE_CHECK_EVERY'] = str(env['every'])
     return out
