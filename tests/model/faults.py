@@ -8,7 +8,7 @@ The programs are scripts for tests/model/driver.c (its `poke` writes bytes
 at an offset from a slot's pointer, its `check` calls mtrace_check_heap()),
 run under MTRACE_CHECK=heap through model.py's run_driver.  The generator
 writes allocations (malloc, calloc, aligned_alloc, posix_memalign,
-memalign), frees, reallocs that grow and shrink, and faults: writes past
+memalign, realloc(NULL, n)), frees, reallocs that grow and shrink, and faults: writes past
 the end (the first byte after the block .. the last byte of the guard),
 before the start (1 .. 16 bytes), into a quarantined block's fill, of one
 byte or many, of the guard's or fill's own byte value (not a change: no
@@ -236,10 +236,11 @@ class Process:
         self.tick(op.marker(), 'free')
 
     def realloc(self, op):
-        b = self.slots[op.args[0]]
+        b = self.slots.get(op.args[0])        # (None: realloc(NULL, n), an allocation)
         self.slots[op.args[0]] = Block(op.args[1], 16, op.marker())
         self.blocks.append(self.slots[op.args[0]])
-        self.release(b, op.marker(), 'realloc')
+        if b:
+            self.release(b, op.marker(), 'realloc')
         self.tick(op.marker(), 'realloc')
 
     def poke(self, op):
@@ -391,7 +392,9 @@ class Generator:
         slot = r.randrange(NSLOTS)
         kind = r.choice(['malloc'] * 4 + ['calloc'] + list(ALIGNED))
         n = self.size()
-        if kind == 'calloc':
+        if slot not in self.proc.slots and r.random() < 0.3:
+            self.emit('realloc', self.site(), (slot, n))     # realloc(NULL, n): the slot was never used
+        elif kind == 'calloc':
             k = r.randint(1, 4)
             self.emit('calloc', self.site(), (slot, k, max(1, n // k)))
         elif kind in ALIGNED:
