@@ -363,11 +363,14 @@ MTRACE_API char *mtrace_strndup(const char *s, size_t n)
 
 /* The path of mtrace_traced for the entry points programs seldom call
    (aligned_alloc, posix_memalign, valloc, memalign, pvalloc): one copy
-   out of line for the five, not one inlined in each (see MTRACE_ONE_COPY). */
+   out of line for the five, not one inlined in each (see MTRACE_ONE_COPY).
+   `call` names the call under way, as mtrace_enter does for the others
+   (the heap check every N calls says "at this aligned_alloc"). */
 static MTRACE_ONE_COPY void *mtrace_traced_seldom(void *p, size_t size, struct mtrace_site *d,
-                                                  const struct mtrace_chain *c)
+                                                  const struct mtrace_chain *c, const char *call)
 {
-    return mtrace_traced(p, size, d, c, '+');
+    mtrace_enter(call, d);
+    return mtrace_leave(mtrace_traced(p, size, d, c, '+'));
 }
 
 /* The aligned ones under the heap check: `kind` says which, with the C
@@ -435,7 +438,7 @@ MTRACE_API void *mtrace_aligned_alloc(size_t align, size_t n)
     int err;
     MTRACE_CALLERS(c, d);
     p = mtrace_aligned('a', align, &n, &err);    /* (n read after: pvalloc's may grow) */
-    return mtrace_traced_seldom(p, n, d, &c);
+    return mtrace_traced_seldom(p, n, d, &c, "aligned_alloc");
 }
 
 MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
@@ -446,7 +449,7 @@ MTRACE_API int mtrace_posix_memalign(void **pp, size_t align, size_t n)
     MTRACE_CALLERS(c, d);
     p = mtrace_aligned('P', align, &n, &err);
     if (err == 0)
-        *pp = mtrace_traced_seldom(p, n, d, &c);
+        *pp = mtrace_traced_seldom(p, n, d, &c, "posix_memalign");
     return err;
 }
 
@@ -457,7 +460,7 @@ MTRACE_API void *mtrace_valloc(size_t n)
     int err;
     MTRACE_CALLERS(c, d);
     p = mtrace_aligned('v', 0, &n, &err);    /* (n read after: pvalloc's may grow) */
-    return mtrace_traced_seldom(p, n, d, &c);
+    return mtrace_traced_seldom(p, n, d, &c, "valloc");
 }
 
 #ifdef __GLIBC__
@@ -468,7 +471,7 @@ MTRACE_API void *mtrace_memalign(size_t align, size_t n)
     int err;
     MTRACE_CALLERS(c, d);
     p = mtrace_aligned('m', align, &n, &err);    /* (n read after: pvalloc's may grow) */
-    return mtrace_traced_seldom(p, n, d, &c);
+    return mtrace_traced_seldom(p, n, d, &c, "memalign");
 }
 
 MTRACE_API void *mtrace_pvalloc(size_t n)
@@ -478,7 +481,7 @@ MTRACE_API void *mtrace_pvalloc(size_t n)
     int err;
     MTRACE_CALLERS(c, d);
     p = mtrace_aligned('p', 0, &n, &err);    /* (n read after: pvalloc's may grow) */
-    return mtrace_traced_seldom(p, n, d, &c);
+    return mtrace_traced_seldom(p, n, d, &c, "pvalloc");
 }
 #endif
 

@@ -251,9 +251,11 @@ static int mtrace_heap_error(const struct mtrace_damage *d, struct mtrace_site *
                              const char *found, int stop)
 {
     char what[512];
+    const char *call = mtrace_pending.call;
     mtrace_damage_text(what, sizeof what, d, found, !by);
     mtrace_bad_report(by, what, d->alloc, d->freed ? d->freed_by : 0, "and freed here", c, 0, &mt.heap_errors,
                       stop && !mt.keep_going);
+    mtrace_pending.call = call;     /* (still under way: the check every N calls after it names it) */
     return mtrace_lock_traced();
 }
 

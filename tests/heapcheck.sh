@@ -87,6 +87,11 @@ heap.c:$(L freed-free): note: and freed here (in main)" $e.freed.err
         hc $e every MTRACE_CHECK_EVERY=3
         has "$use use, level $level: found by the check every 3 calls" $e.every.err \
             "heap.c:$(L every): error: 6 bytes written past the end of a 40-byte block (found by the check every 3 calls, at this free) (in main)"
+        hc $e every-named MTRACE_CHECK_EVERY=3 MTRACE_DOUBLE_FREE=continue
+        check "$use use, level $level: the check every 3 calls right after a report at a free names the free (not 'this call')" \
+            grep -qxF "heap.c:$(L every-free): error: 1 byte written past the end of a 40-byte block (found by the check every 3 calls, at this free) (in main)" $e.every-named.err
+        has "$use use, level $level: ...and at a memalign, names the memalign" $e.every-named.err \
+            "heap.c:$(L every-memalign): error: 1 byte written past the end of a 64-byte block (found by the check every 3 calls, at this memalign) (in main)"
         hc $e two MTRACE_DOUBLE_FREE=continue MTRACE_REPORT="$S/$e.two.json"
         check "$use use, level $level: continuing: both blocks reported, once each" \
             test "$(grep -c 'written' $e.two.err)" = 2

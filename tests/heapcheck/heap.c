@@ -234,6 +234,19 @@ int main(int argc, char **argv)
         for (i = 0; i < 5; i++)
             free(malloc(8));                        /* L:every */
         free(a);
+    } else if (!strcmp(mode, "every-named")) {      /* MTRACE_CHECK_EVERY=3, continuing: */
+        a = malloc(40);                             /* the check names the call it runs at */
+        b = malloc(24);
+        a[40] = 'x';
+        b[24] = 'y';
+        free(b);                                    /* L:every-free */
+        b = aligned_alloc(64, 64);
+        b[64] = 'z';
+        keep = malloc(8);
+        free(memalign(32, 10));                     /* L:every-memalign */
+        free(keep);
+        free(b);
+        free(a);
     } else if (!strcmp(mode, "two")) {              /* continuing: both, counted */
         a = malloc(40);
         b = malloc(24);

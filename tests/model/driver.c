@@ -16,7 +16,8 @@
      free_static SITE data|bss OFF     free_mmap SITE OFF
      free_stack SITE OFF               free_unmapped SITE OFF
      burst SIZE COUNT                  say WORD
-     libc LEN
+     libc LEN                          check SITE
+     poke SLOT OFF LEN VAL
      thread                            join
      fork                              wait
      exit STATUS                       return STATUS
@@ -45,7 +46,10 @@
    SIZE, then frees them all.  libc has the C library allocate a string
    of LEN blanks (asprintf, not traced: it may take any freed block's
    address), then frees it (a traced free of a block mtrace did not see:
-   silent).  A line starting with # is a comment.  The
+   silent).  For the heap check's faults (tests/model/faults.py): poke
+   writes LEN bytes of VAL from OFF bytes after the slot's pointer (OFF
+   may be negative: -3 is 3 bytes before it; VAL 256 flips each byte, so
+   that it surely changes), check calls mtrace_check_heap().  A line starting with # is a comment.  The
    ops between `thread` and its `join` (or the end) run on a new thread
    while this one waits, so the order of the calls is the script's (no fork
    there).  The ops between `fork` and its `wait` (forks and waits nest like
@@ -104,7 +108,7 @@ enum kind {
     MALLOC, CALLOC, REALLOC, REALLOCARRAY, STRDUP, STRNDUP, ALIGNED_ALLOC,
     POSIX_MEMALIGN, MEMALIGN, VALLOC, PVALLOC, FREE, FREE_AT, REALLOC_AT,
     FREE_STATIC, FREE_MMAP, FREE_STACK, FREE_UNMAPPED, WRAP, WRAP2, BURST, LIBC, SAY,
-    ROOT, UNROOT, LINK, HOLD, THREAD, JOIN, FORK, WAIT, EXIT, RETURN
+    ROOT, UNROOT, LINK, HOLD, CHECK, POKE, THREAD, JOIN, FORK, WAIT, EXIT, RETURN
 };
 static const struct { const char *name; int nargs; int site; } kinds[] = {
     [MALLOC] = {"malloc", 2, 1}, [CALLOC] = {"calloc", 3, 1},
@@ -118,7 +122,7 @@ static const struct { const char *name; int nargs; int site; } kinds[] = {
     [FREE_STACK] = {"free_stack", 1, 1}, [FREE_UNMAPPED] = {"free_unmapped", 1, 1},
     [WRAP] = {"wrap", 2, 1}, [WRAP2] = {"wrap2", 2, 1},
     [ROOT] = {"root", 3, 0}, [UNROOT] = {"unroot", 1, 0}, [LINK] = {"link", 4, 0},
-    [HOLD] = {"hold", 1, 0},
+    [HOLD] = {"hold", 1, 0}, [CHECK] = {"check", 0, 1}, [POKE] = {"poke", 4, 0},
     [BURST] = {"burst", 2, 0}, [LIBC] = {"libc", 1, 0}, [SAY] = {"say", 1, 0},
     [THREAD] = {"thread", 0, 0},
     [JOIN] = {"join", 0, 0}, [FORK] = {"fork", 0, 0}, [WAIT] = {"wait", 0, 0},
@@ -289,6 +293,24 @@ static NOINLINE void do_free(int site, void *p)
         free(p);                                            /* SITE free_a */
     else
         free(p);                                            /* SITE free_b */
+}
+
+static NOINLINE void do_check(int site)
+{
+    if (site == 'a')
+        mtrace_check_heap();                                /* SITE check_a */
+    else
+        mtrace_check_heap();                                /* SITE check_b */
+}
+
+/* LEN bytes of VAL (256: each byte flipped) from p: a fault the heap check
+   must find (a volatile store: the compiler cannot reason it away). */
+static void poke(char *p, unsigned long long len, unsigned long long val)
+{
+    volatile unsigned char *b = (volatile unsigned char *)launder(p);
+    unsigned long long i;
+    for (i = 0; i < len; i++)
+        b[i] = val == 256 ? (unsigned char)(b[i] ^ 0xFF) : (unsigned char)val;
 }
 
 /* --- bad frees: a pointer into a block, static data, mmap, the stack ---- */
@@ -582,6 +604,8 @@ static NOINLINE void perform(struct op *o, int line)
         *(void **)((char *)slot_ptr(s) + a[1]) = (char *)slot_ptr((int)(a[2] % NSLOTS)) + a[3];
         break;
     case LIBC: do_libc(a[0], line); break;                                         /* CALL libc */
+    case CHECK: do_check(site); break;                                             /* CALL check */
+    case POKE: poke((char *)slot_ptr(s) + (long long)a[1], a[2], a[3]); break;
     case SAY: {
         size_t n = strlen(o->word);
         o->word[n] = '\n';

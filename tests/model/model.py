@@ -1872,7 +1872,8 @@ def generate(seed, kinds, scale='default'):
 def option_variables(opts):
     """The environment of a run's options: MTRACE_SUPPRESS (the file
     SUPP_NAME in the run's directory), MTRACE_LEAK_CHECK=reachable,
-    MTRACE_ALLOC_FN, MTRACE_LEAK_RECORDS."""
+    MTRACE_ALLOC_FN, MTRACE_LEAK_RECORDS; opts['env'], any others (faults.py's
+    MTRACE_QUARANTINE, MTRACE_CHECK_EVERY)."""
     env = {}
     if opts.get('supp') is not None:
         env['MTRACE_SUPPRESS'] = SUPP_NAME
@@ -1884,6 +1885,7 @@ def option_variables(opts):
         env['MTRACE_LEAK_RECORDS'] = str(opts['records'])
     if opts.get('budget') is not None:
         env['MTRACE_MAX_HEAP'] = opts['budget']
+    env.update(opts.get('env', {}))
     return env
 
 
