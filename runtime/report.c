@@ -11,7 +11,24 @@ MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/
 /* A place of a double-free report, copied under the lock: its site's
    first call's return address too, whose name says how the exit report
    will write the file (mtrace_place_path). */
-struct mtrace_place { const char *file, *func; int line; uintptr_t ret; char path[256]; };
+struct mtrace_place { const char *file, *func; int line; uintptr_t ret, caller; char path[256]; };
+
+/* The return address of entry `site` when it is a site of callers.c not
+   yet named (named at exit: a bad free reports while the program runs);
+   else 0. */
+static uintptr_t mtrace_unnamed_caller(unsigned site)
+{
+    const struct mtrace_caller *t = mt.callers;
+    unsigned i;
+    if (site && mt.sites[site].parent)
+        site = mt.sites[site].parent;
+    if (!site || !t || mt.sites[site].renamed || mt.sites[site].line)
+        return 0;
+    for (i = 0; i < MTRACE_MAXCALLERS; i++)
+        if (t[i].ready && t[i].site.index == site)
+            return t[i].ret;
+    return 0;
+}
 
 static void mtrace_get_place(struct mtrace_place *p, unsigned site)
 {
@@ -19,6 +36,22 @@ static void mtrace_get_place(struct mtrace_place *p, unsigned site)
     p->func = site ? mt.sites[site].func : "?";
     p->line = site ? mt.sites[site].line : 0;
     p->ret = site && p->file[0] != '/' ? mt.sites[site].ret : 0;
+    p->caller = mtrace_unnamed_caller(site);
+}
+
+/* A place of an unnamed caller's site, named as the exit report will
+   name it (mtrace_name_caller), once its address has a name. */
+static void mtrace_place_caller(struct mtrace_place *p)
+{
+    const struct mtrace_sym *y = p->caller ? mtrace_sym_of(p->caller) : 0;
+    const char *colon = y && y->func[0] ? strrchr(y->where, ':') : 0;
+    if (!colon)
+        return;
+    snprintf(p->path, sizeof p->path, "%.*s", (int)(colon - y->where), y->where);
+    p->file = p->path;
+    p->func = y->func;
+    p->line = atoi(colon + 1);
+    p->ret = 0;
 }
 
 /* The place's file written as every path of a report is (names.c,
@@ -82,7 +115,7 @@ static void mtrace_bad_report(struct mtrace_site *by, const char *what, unsigned
     char msg[3 * MTRACE_NAMEMAX + 3 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
     struct mtrace_place place[3];
     struct mtrace_chain chain[3];
-    uintptr_t addrs[3 * MTRACE_MAXDEPTH + 3];
+    uintptr_t addrs[3 * MTRACE_MAXDEPTH + 6];
     unsigned i, n = 0;
     mtrace_get_place(&place[0], by ? mtrace_site_index(by) : alloc);
     mtrace_get_place(&place[1], alloc);
@@ -105,11 +138,15 @@ static void mtrace_bad_report(struct mtrace_site *by, const char *what, unsigned
         n += chain[i].n;
         if (place[i].ret && mtrace_segs_on() && mtrace_seg_of(place[i].ret) >= 0)
             addrs[n++] = place[i].ret;      /* (its module known: addr2line can be asked) */
+        if (place[i].caller)
+            addrs[n++] = place[i].caller;   /* (callers.c learnt its module) */
     }
     if (n)
         mtrace_symbolize(addrs, n);
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 3; i++) {
         mtrace_place_path(&place[i]);
+        mtrace_place_caller(&place[i]);
+    }
     o = mtrace_put_bad_place(o, end, &place[0], "error", what, &chain[0]);
     if (alloc && by)
         o = mtrace_put_bad_place(o, end, &place[1], "note", "the block was allocated here", &chain[1]);
@@ -136,6 +173,25 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
                                const struct mtrace_chain *bad, const uintptr_t *frame)
 {
     mtrace_bad_call(by, what, mtrace_b_site(b), mtrace_b_freed_by(b), bad, frame, &mt.double_frees);
+}
+
+/* The names of the families of calls that make and free blocks
+   (MTRACE_BY_MALLOC ...): what frees a block of each, what made it. */
+static const char *const mtrace_freeing_call[] = { "free", "delete", "delete[]" };
+static const char *const mtrace_making_call[] = { "malloc", "new", "new[]" };
+
+/* A live block of family `made`, entry `alloc`, freed at `by` by a call of
+   another family, `freeing` (lock held; released here): the error and
+   where the block was allocated, as a double free's (Memcheck's
+   "Mismatched free() / delete / delete []").  Aborts, unless told to
+   continue (MTRACE_DOUBLE_FREE): then the block is freed all the same. */
+static void mtrace_mismatch(unsigned alloc, int made, int freeing, struct mtrace_site *by,
+                            const struct mtrace_chain *bad)
+{
+    char what[96];
+    snprintf(what, sizeof what, "mismatched free: %s of a block allocated by %s", mtrace_freeing_call[freeing & 3],
+             mtrace_making_call[made & 3]);
+    mtrace_bad_report(by, what, alloc, 0, 0, bad, 0, &mt.mismatched_frees, !mt.keep_going);
 }
 
 /* mtrace_modules' callback: is the address in a loaded module's image? */
@@ -503,10 +559,13 @@ static int mtrace_report(void)
     if (mt.heap_errors)
         MTRACE_OUT("%s*** MTRACE: %lu damaged block%s reported (MTRACE_CHECK=heap)\n", who,
                    (unsigned long)mt.heap_errors, mt.heap_errors > 1 ? "s" : "");
+    if (mt.mismatched_frees)
+        MTRACE_OUT("%s*** MTRACE: %lu mismatched free%s\n", who,
+                   (unsigned long)mt.mismatched_frees, mt.mismatched_frees > 1 ? "s" : "");
     if (mt.double_frees)
         MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
-    else if (!leaks && !mt.invalid_frees && mt.level <= 2)
+    else if (!leaks && !mt.invalid_frees && !mt.mismatched_frees && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: No memory leaks\n", who);
 #undef MTRACE_OUT
 #undef MTRACE_LINE
@@ -515,7 +574,7 @@ static int mtrace_report(void)
     mtrace_unpages(out, cap);
     if (mt.heap_errors)         /* damaged blocks (MTRACE_CHECK=heap) */
         return 1;
-    return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
+    return leaks || mt.double_frees || mt.invalid_frees || mt.mismatched_frees || mt.over_budget;
 }
 
 MTRACE_COLD_FILE_END
