@@ -78,8 +78,10 @@ static MTRACE_HOT void *mtrace_traced_as(void *p, size_t size, struct mtrace_sit
     struct mtrace_block *b;
     if (p && mtrace_lock_ready()) {
         b = mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
-        if (b && family != MTRACE_BY_MALLOC)
+        if (b && family != MTRACE_BY_MALLOC) {
             b->word |= (uint64_t)family << MTRACE_FAMILY_SHIFT;
+            mt.cxx = 1;
+        }
         if (__builtin_expect(mt.check, 0))
             mtrace_heap_tick(d, c);     /* (releases the lock) */
         else

@@ -260,6 +260,8 @@ struct mtrace_state {
     unsigned nsegs;
     char *exe;                  /* the program's path, for its "#map" */
     const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
+    int cxx;                    /* operator new made a block: with stacks, the C++
+                                   library's functions are wrappers too (leaks.c) */
     int caller_frames;          /* MTRACE_FRAME_POINTERS=1: the modules of calls no macro
                                    announced keep frame pointers (callers.c) */
     uintptr_t framed[MTRACE_MAXFRAMED]; /* an address in each module whose build said it

@@ -333,11 +333,11 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
         mtrace_name_stacks(order, mt.nsorted);
         for (i = 0; i < mt.nsorted; i++) {
             const struct mtrace_sitestat *s = &mt.sites[order[i]];
-            unsigned top = mtrace_charged(s);
-            const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
-            c[i].func = y ? y->func : s->func;
-            c[i].file = y ? (y->where[0] ? y->where : "<unknown>") : s->file;
-            c[i].line = y ? -1 : s->line;
+            const char *func, *where;
+            unsigned top = mtrace_charged(s, &func, &where);
+            c[i].func = top ? func : s->func;
+            c[i].file = top ? where : s->file;
+            c[i].line = top ? -1 : s->line;
             c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
         }
         qsort(c, mt.nsorted, sizeof *c, mtrace_by_charge_place);
@@ -347,7 +347,8 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
             else
                 c[j++] = c[i];
         qsort(c, j, sizeof *c, mtrace_by_charge_bytes);
-        o += snprintf(o, (size_t)(end - o), "%s   at peak                function   file (charged past MTRACE_ALLOC_FN)\n", who);
+        o += snprintf(o, (size_t)(end - o), "%s   at peak                function   file (charged past %s)\n", who,
+                      !mt.cxx ? "MTRACE_ALLOC_FN" : mt.alloc_fns ? "MTRACE_ALLOC_FN and the C++ library" : "the C++ library");
         for (i = 0; i < j && i < MTRACE_ROWS && o < end; i++)
             o += c[i].line >= 0
                 ? snprintf(o, (size_t)(end - o), "%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)c[i].at_peak,
@@ -483,7 +484,7 @@ static int mtrace_report(void)
         MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
                who, (unsigned long)mt.max,
                mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
-        order = mt.depth > 1 && mt.alloc_fns ? 0 : mtrace_sorted_sites(mtrace_by_peak);
+        order = mt.depth > 1 && (mt.alloc_fns || mt.cxx) ? 0 : mtrace_sorted_sites(mtrace_by_peak);
         if (!order && mt.depth > 1)
             o = mtrace_put_charged(o, end, who);
         if (order && mt.nsorted) {

@@ -230,7 +230,8 @@ printf '#include <cstdlib>\nint main() { void *p = std::malloc(3); return p == 0
 check "C++: mtrace-cc -c x.cpp compiles it" test -s cxx.o
 empty "C++: mtrace-cc -c x.cpp: no warning" cxx.err
 check "C++: std::malloc is bound to mtrace's (the object calls mtrace_malloc)" sh -c "nm cxx.o | grep -q ' U mtrace_malloc'"
-MTRACE_CC=g++ "$MCC" -c prog.c -o cxx-driver.o 2> cxx-driver.err
+sed 's/= malloc/= (char *)malloc/' prog.c > both.c     # C and C++ alike
+MTRACE_CC=g++ "$MCC" -c both.c -o cxx-driver.o 2> cxx-driver.err
 empty "C++: MTRACE_CC=g++ compiles .c as C++: no warning" cxx-driver.err
 check "C++: ... and traced (the object calls mtrace_malloc)" sh -c "nm cxx-driver.o | grep -q ' U mtrace_malloc'"
 g++ -DMTRACE=1 -include "$TOP/mtrace.h" -c cxx.cpp -o cxx-oneline.o 2> cxx-oneline.err
