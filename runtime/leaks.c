@@ -85,7 +85,7 @@ static unsigned mtrace_charged(const struct mtrace_sitestat *s, const char **fun
         k++;
         if (!mtrace_is_alloc_fn(y->func) || (y->outer_func[0] && !mtrace_is_alloc_fn(y->outer_func))) {
             *func = mtrace_is_alloc_fn(y->func) ? y->outer_func : y->func;
-            *where = mtrace_is_alloc_fn(y->func) ? y->outer_where : y->where[0] ? y->where : "<unknown>:0";
+            *where = mtrace_is_alloc_fn(y->func) ? y->outer_where : y->where;     /* ("": unknown) */
             return k;
         }
     }
@@ -108,11 +108,12 @@ static void mtrace_name_stacks(const unsigned *order, unsigned nstacks)
 
 /* The callers a record shows under stack s charged at frame top: up to
    main (mtrace_put_chain's rule), none when the place charged is in main
-   (its callers are the C library's start-up, as Massif's trees say). */
-static unsigned mtrace_shown_to(const struct mtrace_sitestat *s, unsigned top)
+   (its callers are the C library's start-up, as Massif's trees say):
+   `charged` names it (mtrace_charged's *func, for top > 0). */
+static unsigned mtrace_shown_to(const struct mtrace_sitestat *s, unsigned top, const char *charged)
 {
     unsigned i;
-    if (top ? mtrace_in_main(s->frames[top - 1]) : !strcmp(s->func, "main"))
+    if (!strcmp(top ? charged : s->func, "main"))
         return top;
     for (i = top; i < s->nframes && i < top + MTRACE_NOTE_FRAMES; i++)
         if (mtrace_in_main(s->frames[i]))
@@ -128,11 +129,11 @@ static void mtrace_add_leak(const struct mtrace_sitestat *s, size_t bytes, size_
     const char *func, *where;
     unsigned top = mtrace_charged(s, &func, &where);
     r->func = top ? func : s->func;
-    r->file = top ? where : s->file;
+    r->file = top ? (where[0] ? where : "<unknown>:0") : s->file;
     r->line = top ? -1 : s->line;
     r->frames = s->frames;
     r->from = top;
-    r->to = s->nframes ? mtrace_shown_to(s, top) : top;
+    r->to = s->nframes ? mtrace_shown_to(s, top, func) : top;
     r->bytes = bytes;
     r->blocks = blocks;
     r->reachable = reachable;

@@ -336,7 +336,7 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
             const char *func, *where;
             unsigned top = mtrace_charged(s, &func, &where);
             c[i].func = top ? func : s->func;
-            c[i].file = top ? where : s->file;
+            c[i].file = top ? (where[0] ? where : "<unknown>") : s->file;
             c[i].line = top ? -1 : s->line;
             c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
         }

@@ -111,6 +111,24 @@ MTRACE_DEPTH=16 MTRACE_LEAK_CHECK=reachable ./stl-g++-O0 > /dev/null 2> stl-map.
 has "g++ -O0, MTRACE_DEPTH: std::map's node charged to the insert's line" stl-map.err \
     "stl.cpp:$(line stl.cpp GROW-MAP): note: "
 
+# libstdc++'s std::string, compiled into your files by -D_GLIBCXX_ASSERTIONS
+cp "$TOP/examples/names.cpp" .
+"$MCXX" -g -O1 names.cpp -o names-asserts -D_GLIBCXX_ASSERTIONS
+MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names-asserts > /dev/null 2> names-asserts.err
+has "g++ -D_GLIBCXX_ASSERTIONS, MTRACE_DEPTH: the strings charged to the push_back line" names-asserts.err \
+    "names.cpp:13: error: 4100 bytes in 100 blocks leaked here (in main)"
+"$MCXX" -g -O1 names.cpp -o names
+MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names > /dev/null 2> names.err
+has "g++, MTRACE_DEPTH: without it, the strings stay with libstdc++'s _M_construct" names.err \
+    "error: 4100 bytes in 100 blocks leaked here (in std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct"
+
+# ---- the one-line use does nothing in C++
+mkdir oneline
+g++ -std=c++17 -g -DMTRACE=1 -include "$TOP/mtrace.h" forms.cpp -o oneline/forms 2> oneline.cc
+(cd oneline && ./forms leak > /dev/null 2> ../oneline.err)
+check "one-line use in C++: built and run plainly, exit 0" test $? = 0
+check "one-line use in C++: no report, no trace" test ! -s oneline.err -a ! -e oneline/mtrace
+
 # ---- exceptions, threads, static initialisation and destruction, new's failure
 for c in $COMPILERS; do
     cxx $c -std=c++17 -g -O1 -pthread runtime.cpp -o runtime-$c
