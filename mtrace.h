@@ -118,9 +118,13 @@
 
    COMPILERS AND LANGUAGES
 
-   C only, in GNU C (gcc, clang; see the #error below for why).  In a C++
-   translation unit the header does nothing (the three annotations become
-   no-ops) and that file is not traced; mtrace-cc says so in one warning.
+   C in GNU C (gcc, clang; see the #error below for why).  C++ (g++,
+   clang++) in the library use only (MTRACE_LIB: mtrace-c++, mtrace-cc,
+   pkg-config): no call-site macros, the allocator's names bound to
+   mtrace's, each call traced at its return address; libmtrace replaces
+   operator new and delete (runtime/cxx.c).  In the one-line use a C++
+   translation unit gets nothing (the annotations become no-ops) and is
+   not traced.
    An assembler source (.S) preprocessed with the same flags sees nothing
    of this header.
 */
