@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* runtime/report.c - what the program is told: at exit and at a bad free.
 
-   Owns: the double-free and invalid-free errors, the exit summary (levels
-   1-2), the leak records' text (levels 1-3: leaks.c makes them) and the
-   budget's error.
-   May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c, trace.c, blocks.c,
-   ci.c, reach.c, names.c, leaks.c. */
+   Owns: the double-free, invalid-free and mismatched-free errors, the
+   exit summary (levels 1-2), the leak records' text (levels 1-3: leaks.c
+   makes them) and the budget's error.
+   May call: runtime/state.c, out.c, sites.c, stacks.c, callers.c, write.c, ring.c, trace.c,
+   blocks.c, ci.c, reach.c, names.c, leaks.c. */
 MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* A place of a double-free report, copied under the lock: its site's
