@@ -30,7 +30,7 @@ MTRACE_API void mtrace_freelike(void *p, struct mtrace_site *site)
     mtrace_pending.taken_frame = mtrace_annotation_frame();
     {
         MTRACE_CALLERS(c, site);
-        mtrace_release(&mt.pool, p, site, 1, &c, MTRACE_BY_ANY);
+        mtrace_release(&mt.pool, p, site, 1, &c);
     }
 }
 

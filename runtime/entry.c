@@ -295,8 +295,8 @@ static MTRACE_ONE_COPY struct mtrace_block *mtrace_mismatched(struct mtrace_tabl
                                                               void *p, int family, struct mtrace_site *by,
                                                               const struct mtrace_chain *c,
                                                               struct mtrace_table **heir);
-static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
-                                     const struct mtrace_chain *c, int family)
+static MTRACE_HOT int mtrace_release_as(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
+                                        const struct mtrace_chain *c, int family)
 {
     struct mtrace_block *b;
     struct mtrace_table *heir;
@@ -321,6 +321,14 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
         known = 0;
     mtrace_unlock();
     return known ? 1 : 2;
+}
+
+/* The same for a call that does not say its family (a pool's, code
+   without mtrace): any block it frees is its to free. */
+static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
+                                     const struct mtrace_chain *c)
+{
+    return mtrace_release_as(t, p, by, trust, c, MTRACE_BY_ANY);
 }
 
 /* Block b, live, freed at `by` by a call of another family (lock held):
@@ -359,7 +367,7 @@ static MTRACE_ONE_COPY int mtrace_free_checked(struct mtrace_table *heir, struct
 static MTRACE_HOT void mtrace_free_as(void *p, int family, const char *call, struct mtrace_site *d,
                                       const struct mtrace_chain *c)
 {
-    int known = mtrace_release(&mt.heap, p, d, mt.interposed ? 1 : 2, c, family);
+    int known = mtrace_release_as(&mt.heap, p, d, mt.interposed ? 1 : 2, c, family);
     if (known == 1 || (known == 2 && !mtrace_invalid_free(d, call, p, c, 0)))
         mtrace_give_back(p);
 }

@@ -79,7 +79,7 @@ MTRACE_API void *mtrace_sym_realloc(void *p, size_t n)
 MTRACE_API void mtrace_sym_free(void *p)
 {
     if (__atomic_load_n(&mt.state, __ATOMIC_ACQUIRE) == MTRACE_READY
-        && !mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0, 0, MTRACE_BY_ANY))
+        && !mtrace_release(&mt.heap, p, &mtrace_untraced_site, 0, 0))
         return;                 /* a checked block: checked, and held */
     mtrace_give_back(p);
 }

@@ -566,7 +566,7 @@ static int mtrace_report(void)
     if (mt.double_frees)
         MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
-    else if (!leaks && !mt.invalid_frees && !mt.mismatched_frees && mt.level <= 2)
+    else if (!leaks && !mt.invalid_frees && mt.level <= 2)
         MTRACE_OUT("%s*** MTRACE: No memory leaks\n", who);
 #undef MTRACE_OUT
 #undef MTRACE_LINE
@@ -575,7 +575,9 @@ static int mtrace_report(void)
     mtrace_unpages(out, cap);
     if (mt.heap_errors)         /* damaged blocks (MTRACE_CHECK=heap) */
         return 1;
-    return leaks || mt.double_frees || mt.invalid_frees || mt.mismatched_frees || mt.over_budget;
+    if (mt.mismatched_frees)    /* blocks freed by another family's call (runtime/cxx.c) */
+        return 1;
+    return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
 }
 
 MTRACE_COLD_FILE_END
