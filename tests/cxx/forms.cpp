@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Each form of new and delete, freed by its own delete; then one leak of
 // each family, at a line of its own (tests/cxx.sh greps the lines).
 #include <cstdlib>

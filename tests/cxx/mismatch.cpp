@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The four mismatches Memcheck names "Mismatched free() / delete / delete []".
 #include <cstdlib>
 static int *volatile sink;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exceptions through traced frames, threads, static initialisation and
 // destruction, new's failure and its handler.
 #include <cstdio>

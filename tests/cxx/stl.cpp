@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C++ library's containers: growth charged to the line that grew them.
 #include <map>
 #include <memory>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A C library used from C++, and a C++ one used from C. */
 #ifdef __cplusplus
 extern "C" {

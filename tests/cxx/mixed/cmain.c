@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C calls the C++ library: one block given back, one leaked. */
 #include <stdlib.h>
 #include "clib.h"

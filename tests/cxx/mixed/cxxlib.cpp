@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clib.h"
 void *cxxlib_make(int n)
 {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ calls the C library: a copy released by the library, one by free,
 // one leaked; then the C part.
 #include <cstdlib>
