@@ -9,6 +9,11 @@
 # Memcheck's.  Programs in tests/cxx/.
 . "$(dirname "$0")/lib.sh"
 cp -r "$TOP"/tests/cxx/* "$TMP"/ && cd "$TMP" || exit 2
+if [ -n "$ASAN" ]; then     # (make test-sanitize: a libmtrace built with ASan links into no plain C++ program)
+    echo "     (libmtrace built with AddressSanitizer: the C++ programs are not built)"
+    finish
+    exit
+fi
 MCXX=$TOP/mtrace-c++
 unset MTRACE MTRACE_CC MTRACE_CXX MTRACE_LEVEL MTRACE_DEPTH MTRACE_DOUBLE_FREE MTRACE_ALLOC_FN
 # line FILE TAG: the line of FILE that carries the comment TAG
