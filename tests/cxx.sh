@@ -99,6 +99,17 @@ if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
     same "mismatches: the same places (free, allocation) as Memcheck's, in order" vg.places our.places
 fi
 
+# ---- the heap check (MTRACE_CHECK=heap) on new's blocks
+printf '#include <cstring>\nstatic char *volatile sink;\nint main()\n{\n    sink = new char[10];\n    std::memset(sink, 0, 11);\n    delete[] sink;\n    return 0;\n}\n' > overrun.cpp
+"$MCXX" -g -O0 -w overrun.cpp -o overrun
+MTRACE_CHECK=heap ./overrun > /dev/null 2> overrun.err
+check "MTRACE_CHECK=heap: a write past new[]'s block stops the program at its delete[] (134)" test $? = 134
+has "MTRACE_CHECK=heap: ... named at the delete[]'s line" overrun.err \
+    "overrun.cpp:7: error: 1 byte written past the end of a 10-byte block (found at this free) (in main)"
+MTRACE_CHECK=heap ./forms-g++ > /dev/null 2> forms-checked.err
+check "MTRACE_CHECK=heap: every form of new and delete, checked: exit 0, no report" \
+    test $? = 0 -a -z "$(grep 'error' forms-checked.err)"
+
 # ---- the C++ library's growth charged to the user's line
 for c in $COMPILERS; do
     for o in -O0 -O2; do
