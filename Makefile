@@ -297,6 +297,7 @@ install: all build/mtrace.c
 		-e "s|^rel_libdir='@BINDIR_TO_LIBDIR@'|rel_libdir='$$(realpath -m --relative-to='$(BINDIR)' '$(LIBDIR)')'|" \
 		-e "s|^rpath='@RPATH@'|rpath='$(RPATH)'|" mtrace-cc > $(DESTDIR)$(BINDIR)/mtrace-cc
 	chmod 755 $(DESTDIR)$(BINDIR)/mtrace-cc
+	ln -sf mtrace-cc $(DESTDIR)$(BINDIR)/mtrace-c++
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	$(call pc_sed,$(PREFIX),$(INCLUDEDIR),$(LIBDIR),$(RPATH)) > $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc
@@ -307,7 +308,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/mtrace 2> /dev/null
 	rm -f $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libmtrace.so \
 		$(DESTDIR)$(LIBDIR)/libmtrace.a
-	for t in $(TOOLS) mtrace-cc; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for t in $(TOOLS) mtrace-cc mtrace-c++; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN1))
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man7/%,$(MAN7))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mtrace.pc

@@ -55,6 +55,7 @@
 #include "runtime/json.c"       /* the exit report as JSON (MTRACE_REPORT) */
 #include "runtime/life.c"       /* start, exit, signals, fork */
 #include "runtime/entry.c"      /* the traced entry points */
+#include "runtime/cxx.c"        /* C++'s operators new and delete (libmtrace) */
 #include "runtime/interpose.c"  /* the process's malloc and free (glibc) */
 #include "runtime/annotate.c"   /* the program's own allocators */
 #undef mt

@@ -118,9 +118,13 @@
 
    COMPILERS AND LANGUAGES
 
-   C only, in GNU C (gcc, clang; see the #error below for why).  In a C++
-   translation unit the header does nothing (the three annotations become
-   no-ops) and that file is not traced; mtrace-cc says so in one warning.
+   C in GNU C (gcc, clang; see the #error below for why).  C++ (g++,
+   clang++) in the library use only (MTRACE_LIB: mtrace-c++, mtrace-cc,
+   pkg-config): no call-site macros, the allocator's names bound to
+   mtrace's, each call traced at its return address; libmtrace replaces
+   operator new and delete (runtime/cxx.c).  In the one-line use a C++
+   translation unit gets nothing (the annotations become no-ops) and is
+   not traced.
    An assembler source (.S) preprocessed with the same flags sees nothing
    of this header.
 */
@@ -210,11 +214,36 @@
 #include <malloc.h>
 #endif
 #endif
+#elif defined(MTRACE) && (MTRACE + 0) && defined(MTRACE_LIB)
+/* C++, in the library use (mtrace-c++, mtrace-cc, pkg-config): no
+   call-site macros (the standard headers must compile as they are): the
+   allocator's names are bound to mtrace's below, and each call is traced
+   at its return address (as MTRACE_NO_MACROS does in C); new and delete
+   are libmtrace's own (runtime/cxx.c).  Nothing is included before the
+   bindings but <features.h>: C++'s <cstdlib> copies malloc into std with
+   "using ::malloc", and clang binds std::malloc to the declaration as it
+   was then. */
+#define MTRACE_ON_ 1
+#define MTRACE_CXX_ 1
+#if !defined(__GNUC__)
+#error "mtrace: this compiler does not speak GNU C++ (asm labels, __thread): trace with g++ or clang++, or build without -DMTRACE"
+#endif
+#if (MTRACE + 0) < 0 || (MTRACE + 0) > 3
+#error "mtrace: MTRACE must be 0, 1, 2 or 3"
+#endif
+#ifdef __has_include
+#if __has_include(<features.h>)
+#include <features.h>
+#endif
+#endif
 #endif /* MTRACE on */
 
 /* ---- declarations shared by traced code and the runtime ---- */
 #if defined(MTRACE_ON_) || defined(MTRACE_RUNTIME)
 #include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* One per call site, static in the calling function.  `index` is 0 until
    the first call, then the site's slot in the runtime's table. */
@@ -297,6 +326,9 @@ MTRACE_PUBLIC_ void mtrace__exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace__Exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace_quick_exit(int) __attribute__((__noreturn__));
 MTRACE_PUBLIC_ void mtrace_exit(int) __attribute__((__noreturn__));
+#ifdef __cplusplus
+}
+#endif
 #endif
 
 /* ---- what a traced file gets ---- */
@@ -379,8 +411,43 @@ MTRACE_PUBLIC_ void mtrace_exit(int) __attribute__((__noreturn__));
 /* Redeclarations are the point here: -Wredundant-decls must not fire. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wredundant-decls"
+#ifdef MTRACE_CXX_
+extern "C" {
+#endif
 extern const char MTRACE_LEVEL_SYM_;
+#ifdef MTRACE_CXX_
+__attribute__((weak, used, visibility("default"))) extern const char MTRACE_LEVEL_SYM_ = 1;  /* (C++: const
+                                                       objects are internal unless extern) */
+#else
 __attribute__((weak, used, visibility("default"))) const char MTRACE_LEVEL_SYM_ = 1;
+#endif
+#ifdef MTRACE_CXX_
+/* The C library's own exception specifications (glibc's __THROW), which
+   a redeclaration must repeat in C++. */
+#ifdef __THROW
+#define MTRACE_THROW_ __THROW
+#else
+#define MTRACE_THROW_
+#endif
+extern void *malloc(__SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_malloc);
+extern void *calloc(__SIZE_TYPE__, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_calloc);
+extern void *realloc(void *, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_realloc);
+extern void free(void *) MTRACE_THROW_ MTRACE_SYM_(mtrace_free);
+extern char *strdup(const char *) MTRACE_THROW_ MTRACE_SYM_(mtrace_strdup);
+extern char *strndup(const char *, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_strndup);
+extern void *reallocarray(void *, __SIZE_TYPE__, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_reallocarray);
+extern void *aligned_alloc(__SIZE_TYPE__, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_aligned_alloc);
+extern int posix_memalign(void **, __SIZE_TYPE__, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_posix_memalign);
+extern void *valloc(__SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_valloc);
+#ifdef __GLIBC__
+extern void *memalign(__SIZE_TYPE__, __SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_memalign);
+extern void *pvalloc(__SIZE_TYPE__) MTRACE_THROW_ MTRACE_SYM_(mtrace_pvalloc);
+#endif
+extern void _exit(int) MTRACE_SYM_(mtrace__exit) __attribute__((__noreturn__));
+extern void _Exit(int) MTRACE_THROW_ MTRACE_SYM_(mtrace__Exit) __attribute__((__noreturn__));
+extern void quick_exit(int) MTRACE_THROW_ MTRACE_SYM_(mtrace_quick_exit) __attribute__((__noreturn__));
+}
+#else
 
 /* Every name the program uses for the allocator is bound to mtrace's own
    symbol: calls by name and pointers taken to the functions both reach
@@ -409,6 +476,7 @@ extern void quick_exit(int) MTRACE_SYM_(mtrace_quick_exit) __attribute__((__nore
    status: exit from traced code notes it first (runtime/platform.c). */
 extern void exit(int) MTRACE_SYM_(mtrace_exit) __attribute__((__noreturn__));
 #endif
+#endif /* C++ or C */
 #pragma GCC diagnostic pop
 
 /* The call-site descriptor: a static object per expansion.  clang warns
@@ -443,11 +511,17 @@ extern void exit(int) MTRACE_SYM_(mtrace_exit) __attribute__((__noreturn__));
    it once).  MTRACE_DEPTH then walks through all of that module's code,
    the callers of calls no macro announced too (MTRACE_NO_MACROS files). */
 #if MTRACE_FRAMES_
+#ifdef MTRACE_CXX_
+extern "C" {
+#endif
 void mtrace_frames_module_(void) __attribute__((weak, visibility("hidden"), constructor, used));
 void mtrace_frames_module_(void)
 {
     mtrace_frames_here(mtrace_frames_module_);
 }
+#ifdef MTRACE_CXX_
+}
+#endif
 #endif
 #define MTRACE_SITE_ (__extension__ ({ MTRACE_QUIET_                        \
     static struct mtrace_site mtrace_site_ =                                \
@@ -478,7 +552,7 @@ void mtrace_frames_module_(void)
     __asm__ __volatile__("" ::: "memory");                                  \
     v; }))
 
-#ifndef MTRACE_NO_MACROS
+#if !defined(MTRACE_NO_MACROS) && !defined(MTRACE_CXX_)
 #undef malloc
 #undef calloc
 #undef realloc

@@ -75,16 +75,19 @@ static void mtrace_temporary(unsigned site)
     mt.newest = 0;
 }
 
-/* A block the program now owns.  An entry already live at that address
-   was freed behind our back (by code we do not see): close it first. */
-static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, unsigned site, int op)
+/* A block the program now owns, of malloc's family (runtime/cxx.c marks
+   new's): its entry, or 0 if the table cannot take it.  An entry already
+   live at that address was freed behind our back (by code we do not
+   see): close it first. */
+static MTRACE_HOT struct mtrace_block *mtrace_add(struct mtrace_table *t, void *p, size_t size, unsigned site,
+                                                  int op)
 {
     struct mtrace_block *b;
-    if (!site || (uint64_t)size >> (63 - MTRACE_SITE_BITS) || !(b = mtrace_claim(t, (uintptr_t)p))) {
+    if (!site || (uint64_t)size >> MTRACE_SIZE_BITS || !(b = mtrace_claim(t, (uintptr_t)p))) {
         if (!mt.incomplete)
             mtrace_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
         mt.incomplete = 1;
-        return;
+        return 0;
     }
     if (!b->addr)
         t->nlive++;
@@ -98,6 +101,7 @@ static MTRACE_HOT void mtrace_add(struct mtrace_table *t, void *p, size_t size, 
     if (size > t->largest)
         t->largest = size;
     mtrace_count(op, site, size);
+    return b;
 }
 
 /* The block is going away: writes '-' or '<' and leaves a tombstone

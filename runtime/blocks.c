@@ -35,7 +35,12 @@ static MTRACE_HOT unsigned mtrace_b_site(const struct mtrace_block *b)
 
 static MTRACE_HOT size_t mtrace_b_size(const struct mtrace_block *b)      /* live ones */
 {
-    return (size_t)(b->word >> (MTRACE_SITE_BITS + 1));
+    return (size_t)(b->word >> (MTRACE_SITE_BITS + 1)) & (((size_t)1 << MTRACE_SIZE_BITS) - 1);
+}
+
+static MTRACE_HOT int mtrace_b_family(const struct mtrace_block *b)       /* live ones */
+{
+    return (int)(b->word >> MTRACE_FAMILY_SHIFT);
 }
 
 static MTRACE_HOT unsigned mtrace_b_freed_by(const struct mtrace_block *b) /* tombstones */

@@ -71,11 +71,17 @@ static MTRACE_HOT struct mtrace_site *mtrace_take(uintptr_t key)
     else                                                                                    \
         c.n = 0
 
-static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *d,
-                                       const struct mtrace_chain *c, int op)
+/* Block p of `family` (MTRACE_BY_MALLOC ...), made at d, into the table. */
+static MTRACE_HOT void *mtrace_traced_as(void *p, size_t size, struct mtrace_site *d,
+                                         const struct mtrace_chain *c, int op, int family)
 {
+    struct mtrace_block *b;
     if (p && mtrace_lock_ready()) {
-        mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
+        b = mtrace_add(&mt.heap, p, size, mtrace_where(d, c), op);
+        if (b && family != MTRACE_BY_MALLOC) {
+            b->word |= (uint64_t)family << MTRACE_FAMILY_SHIFT;
+            mt.cxx = 1;
+        }
         if (__builtin_expect(mt.check, 0))
             mtrace_heap_tick(d, c);     /* (releases the lock) */
         else
@@ -83,6 +89,12 @@ static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *
         mtrace_writer_check();
     }
     return p;
+}
+
+static MTRACE_HOT void *mtrace_traced(void *p, size_t size, struct mtrace_site *d,
+                                       const struct mtrace_chain *c, int op)
+{
+    return mtrace_traced_as(p, size, d, c, op, MTRACE_BY_MALLOC);
 }
 
 /* Is the heap check on for the block about to be made?  Asked before the
@@ -276,11 +288,17 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
    or a heap tombstone that a live block now holds (the C library handed
    the address out again inside it: a free there is a free inside that
    block, mtrace_invalid_free).  In a forked child, the blocks it
-   inherited count too (mtrace_inherit).  Not ready: 1. */
+   inherited count too (mtrace_inherit).  Not ready: 1.  A live block
+   of another `family` than the call's (MTRACE_BY_MALLOC ...; any with
+   MTRACE_BY_ANY) is a mismatched free, reported first (mtrace_mismatched). */
 static MTRACE_ONE_COPY int mtrace_free_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
                                                struct mtrace_site *by, const struct mtrace_chain *c);
-static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
-                                     const struct mtrace_chain *c)
+static MTRACE_ONE_COPY struct mtrace_block *mtrace_mismatched(struct mtrace_table *t, struct mtrace_block *b,
+                                                              void *p, int family, struct mtrace_site *by,
+                                                              const struct mtrace_chain *c,
+                                                              struct mtrace_table **heir);
+static MTRACE_HOT int mtrace_release_as(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
+                                        const struct mtrace_chain *c, int family)
 {
     struct mtrace_block *b;
     struct mtrace_table *heir;
@@ -288,6 +306,9 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
     if (!p || !mtrace_lock_ready())
         return 1;
     b = mtrace_lookup(t, (uintptr_t)p, &heir);
+    if (family != MTRACE_BY_ANY && mtrace_live(b) && mtrace_b_family(b) != family
+        && !(b = mtrace_mismatched(t, b, p, family, by, c, &heir)))
+        return 1;               /* (the tracer is done meanwhile) */
     if (__builtin_expect(mt.check, 0) && t == &mt.heap && mtrace_live(b))
         return mtrace_free_checked(heir, b, p, by, c);
     if (mtrace_live(b) && heir == t)
@@ -302,6 +323,29 @@ static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtr
         known = 0;
     mtrace_unlock();
     return known ? 1 : 2;
+}
+
+/* The same for a call that does not say its family (a pool's, code
+   without mtrace): any block it frees is its to free. */
+static MTRACE_HOT int mtrace_release(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
+                                     const struct mtrace_chain *c)
+{
+    return mtrace_release_as(t, p, by, trust, c, MTRACE_BY_ANY);
+}
+
+/* Block b, live, freed at `by` by a call of another family (lock held):
+   the error (runtime/report.c), which aborts unless the program goes on
+   (MTRACE_DOUBLE_FREE=continue); then the lock again and p's entry, to
+   be freed as the call asked.  0 if the tracer is done meanwhile. */
+static MTRACE_ONE_COPY struct mtrace_block *mtrace_mismatched(struct mtrace_table *t, struct mtrace_block *b,
+                                                              void *p, int family, struct mtrace_site *by,
+                                                              const struct mtrace_chain *c,
+                                                              struct mtrace_table **heir)
+{
+    mtrace_mismatch(mtrace_b_site(b), mtrace_b_family(b), family, by, c);
+    if (!mtrace_lock_traced())
+        return 0;
+    return mtrace_lookup(t, (uintptr_t)p, heir);
 }
 
 /* A checked block freed (lock held; released here): closed in the table,
@@ -321,14 +365,20 @@ static MTRACE_ONE_COPY int mtrace_free_checked(struct mtrace_table *heir, struct
     return 0;
 }
 
+/* p given back at d by `call` of `family` (free, or delete: runtime/cxx.c). */
+static MTRACE_HOT void mtrace_free_as(void *p, int family, const char *call, struct mtrace_site *d,
+                                      const struct mtrace_chain *c)
+{
+    int known = mtrace_release_as(&mt.heap, p, d, mt.interposed ? 1 : 2, c, family);
+    if (known == 1 || (known == 2 && !mtrace_invalid_free(d, call, p, c, 0)))
+        mtrace_give_back(p);
+}
+
 MTRACE_API void mtrace_free(void *p)
 {
     struct mtrace_site *d = mtrace_enter("free", MTRACE_TAKE(p));
-    int known;
     MTRACE_CALLERS(c, d);
-    known = mtrace_release(&mt.heap, p, d, mt.interposed ? 1 : 2, &c);
-    if (known == 1 || (known == 2 && !mtrace_invalid_free(d, "free", p, &c, 0)))
-        mtrace_give_back(p);
+    mtrace_free_as(p, MTRACE_BY_MALLOC, "free", d, &c);
     mtrace_leave(0);
 }
 

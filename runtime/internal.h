@@ -39,9 +39,11 @@ enum { MTRACE_OFF, MTRACE_STARTING, MTRACE_READY, MTRACE_DONE };
 #define MTRACE_RING_BYTES (1 << 20) /* the records on their way to the writer (ring.c) */
 
 /* A block the program got from a traced call, in 16 bytes: its address,
-   and one word holding its site (the low 20 bits), a freed flag, and its
-   size, or once freed the site of the free and the age of the free (its
-   epoch, see mtrace_forget_oldest).  The entry stays as a tombstone until
+   and one word holding its site (the low 20 bits), a freed flag, its size
+   and, in the top 2 bits, the family of the call that made it (malloc's,
+   new's or new[]'s: a delete of malloc's block is a mismatch), or once
+   freed the site of the free and the age of the free (its epoch, see
+   mtrace_forget_oldest).  The entry stays as a tombstone until
    the C library hands the address out again, so a second free can name
    both places, or until MTRACE_FREED_MAX newer tombstones push it out. */
 struct mtrace_block {
@@ -62,6 +64,9 @@ struct mtrace_block {
 #define MTRACE_EPOCH_MASK ((1u << (64 - MTRACE_EPOCH_SHIFT)) - 1)   /* its top 23 bits */
 #define MTRACE_EPOCHS 16            /* MTRACE_FREED_MAX / MTRACE_EPOCHS frees an epoch */
 #define MTRACE_FREED_DEFAULT (1 << 20)  /* tombstones kept: about 21 MiB of table at most */
+#define MTRACE_FAMILY_SHIFT 62      /* a live block's family: its top 2 bits */
+#define MTRACE_SIZE_BITS (MTRACE_FAMILY_SHIFT - MTRACE_SITE_BITS - 1)  /* 41: 2 TiB */
+enum { MTRACE_BY_MALLOC, MTRACE_BY_NEW, MTRACE_BY_NEW_ARRAY, MTRACE_BY_ANY = -1 };
 
 /* Blocks by address, in two levels (see "---- blocks ----"): a directory
    of the 64 KiB ranges of addresses that hold blocks, and per range a
@@ -285,6 +290,8 @@ struct mtrace_state {
     unsigned nsegs;
     char *exe;                  /* the program's path, for its "#map" */
     const char *alloc_fns;      /* MTRACE_ALLOC_FN, with stacks */
+    int cxx;                    /* operator new made a block: with stacks, the C++
+                                   library's functions are wrappers too (leaks.c) */
     int caller_frames;          /* MTRACE_FRAME_POINTERS=1: the modules of calls no macro
                                    announced keep frame pointers (callers.c) */
     uintptr_t framed[MTRACE_MAXFRAMED]; /* an address in each module whose build said it
@@ -297,6 +304,7 @@ struct mtrace_state {
     char *names, *names_end;    /* free space for the sites' names */
     unsigned nsorted;           /* length of mtrace_sorted_sites' result */
     size_t double_frees, invalid_frees;
+    size_t mismatched_frees;    /* a block freed by another family's call (runtime/cxx.c) */
     /* MTRACE_CHECK=heap (runtime/guard.c), decided at start, never changed */
     int check;                  /* guards, fills and the quarantine are on */
     size_t check_every, check_calls;    /* MTRACE_CHECK_EVERY=N: a whole check every N calls */

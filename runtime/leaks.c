@@ -46,12 +46,15 @@ static size_t mtrace_clone_of(const char *func)
     return strlen(func);
 }
 
-/* MTRACE_ALLOC_FN="f g": is `func` one of the functions named there?
-   They are wrappers: a report charges the first frame outside them. */
+/* MTRACE_ALLOC_FN="f g": is `func` one of the functions named there (or
+   the C++ library's)?  They are wrappers: a report charges the first
+   frame outside them. */
 static int mtrace_is_alloc_fn(const char *func)
 {
     const char *list = mt.alloc_fns, *p;
     size_t n = mtrace_clone_of(func);
+    if (mtrace_is_cxx_library_fn(func))
+        return 1;
     if (!list || !n)
         return 0;
     for (p = list; *p; p += strcspn(p, ", ")) {
@@ -63,18 +66,28 @@ static int mtrace_is_alloc_fn(const char *func)
 }
 
 /* Where a report charges stack s: 0 for its site, k for its frame k - 1
-   (the site and the first k - 1 callers are MTRACE_ALLOC_FN's), as long
-   as that frame has a function's name (a file and line need -g). */
-static unsigned mtrace_charged(const struct mtrace_sitestat *s)
+   (the site and the first k - 1 callers are MTRACE_ALLOC_FN's, or the C++
+   library's), as long as that frame has a function's name (a file and
+   line need -g); that frame's function and "file:line" in *func and
+   *where (0 for the site).  A frame whose code is the C++ library's,
+   inlined, is charged to the function it was inlined into
+   (outer_func), when that one is not a wrapper; so is the site's own,
+   when its file and line are the library's (a site named by its return
+   address: names.c). */
+static unsigned mtrace_charged(const struct mtrace_sitestat *s, const char **func, const char **where)
 {
     unsigned k = 0;
     const struct mtrace_sym *y;
+    *func = *where = 0;
     if (!s->parent || !mtrace_is_alloc_fn(s->func))
         return 0;
     while (k < s->nframes && (y = mtrace_sym_of(s->frames[k])) && y->func[0]) {
         k++;
-        if (!mtrace_is_alloc_fn(y->func))
+        if (!mtrace_is_alloc_fn(y->func) || (y->outer_func[0] && !mtrace_is_alloc_fn(y->outer_func))) {
+            *func = mtrace_is_alloc_fn(y->func) ? y->outer_func : y->func;
+            *where = mtrace_is_alloc_fn(y->func) ? y->outer_where : y->where;     /* ("": unknown) */
             return k;
+        }
     }
     return 0;
 }
@@ -95,11 +108,12 @@ static void mtrace_name_stacks(const unsigned *order, unsigned nstacks)
 
 /* The callers a record shows under stack s charged at frame top: up to
    main (mtrace_put_chain's rule), none when the place charged is in main
-   (its callers are the C library's start-up, as Massif's trees say). */
-static unsigned mtrace_shown_to(const struct mtrace_sitestat *s, unsigned top)
+   (its callers are the C library's start-up, as Massif's trees say):
+   `charged` names it (mtrace_charged's *func, for top > 0). */
+static unsigned mtrace_shown_to(const struct mtrace_sitestat *s, unsigned top, const char *charged)
 {
     unsigned i;
-    if (top ? mtrace_in_main(s->frames[top - 1]) : !strcmp(s->func, "main"))
+    if (!strcmp(top ? charged : s->func, "main"))
         return top;
     for (i = top; i < s->nframes && i < top + MTRACE_NOTE_FRAMES; i++)
         if (mtrace_in_main(s->frames[i]))
@@ -112,14 +126,14 @@ static unsigned mtrace_shown_to(const struct mtrace_sitestat *s, unsigned top)
 static void mtrace_add_leak(const struct mtrace_sitestat *s, size_t bytes, size_t blocks, int reachable)
 {
     struct mtrace_leak *r = &mtrace_leaks.rec[mtrace_leaks.n++];
-    unsigned top = mtrace_charged(s);
-    const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
-    r->func = y ? y->func : s->func;
-    r->file = y ? (y->where[0] ? y->where : "<unknown>:0") : s->file;
-    r->line = y ? -1 : s->line;
+    const char *func, *where;
+    unsigned top = mtrace_charged(s, &func, &where);
+    r->func = top ? func : s->func;
+    r->file = top ? (where[0] ? where : "<unknown>:0") : s->file;
+    r->line = top ? -1 : s->line;
     r->frames = s->frames;
     r->from = top;
-    r->to = s->nframes ? mtrace_shown_to(s, top) : top;
+    r->to = s->nframes ? mtrace_shown_to(s, top, func) : top;
     r->bytes = bytes;
     r->blocks = blocks;
     r->reachable = reachable;

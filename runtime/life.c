@@ -167,7 +167,7 @@ static void mtrace_fork_child(void)
     mt.nids = mt.nsids = 0;
     for (i = 0; i < mt.nsegs; i++)
         mt.segs[i].written = 0;
-    mt.double_frees = mt.invalid_frees = mt.heap_errors = 0;   /* (the quarantine stays: a copy) */
+    mt.double_frees = mt.invalid_frees = mt.mismatched_frees = mt.heap_errors = 0;   /* (the quarantine stays: a copy) */
     mt.total = mt.max = mt.nr = mt.peak_no = mt.peak_recno = 0;
     mt.recno_text[0] = '0';
     mt.recno_len = 1;

@@ -22,7 +22,39 @@ MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/
 /* An address's name: its function, "file:line" as the reports write it
    (mtrace_relative), and the file as addr2line gave it (its compilation
    directory's path: mtrace_place_sites). */
-struct mtrace_sym { uintptr_t addr; char func[128], where[256], path[256]; };
+struct mtrace_sym {
+    uintptr_t addr;
+    char func[256], where[256], path[256];
+    /* When the code at addr is the C++ library's, inlined (std::vector's
+       growth in an optimised caller): the first function it was inlined
+       into that is not, and its "file:line" (addr2line -i); else "". */
+    char outer_func[256], outer_where[256];
+};
+
+/* Is `func` (as addr2line -C names it) the C++ standard library's: in
+   namespace std (libstdc++'s, libc++'s std::__1) or libstdc++'s
+   __gnu_cxx?  Once the program allocated with operator new, the reports
+   charge an allocation past these, as Massif's --alloc-fn list names the
+   allocator's own functions: std::vector's growth is charged to the line
+   that made the vector grow, past allocator<T>::allocate,
+   _M_realloc_insert, ...  A template's name begins with its return type
+   ("void std::vector<int>::_M_realloc_insert<int>(...)"): the name is
+   the last word before the parameters. */
+static int mtrace_is_cxx_library_fn(const char *func)
+{
+    const char *name = func, *p;
+    int depth = 0;
+    if (!mt.cxx)
+        return 0;
+    for (p = func; *p && (*p != '(' || depth); p++)
+        if (*p == '<')
+            depth++;
+        else if (*p == '>')
+            depth--;
+        else if (*p == ' ' && !depth)
+            name = p + 1;
+    return !strncmp(name, "std::", 5) || !strncmp(name, "__gnu_cxx::", 11);
+}
 
 static int mtrace_by_sym_addr(const void *a, const void *b)
 {
@@ -84,33 +116,64 @@ static int mtrace_answered(int fd, pid_t pid, const char *tool)
     }
 }
 
-/* addr2line's two lines per address for v[0..n), n <= MTRACE_A2L_BATCH,
-   all in segment seg; names it cannot give stay "".  Its arguments and
-   its output (1 KiB an address at most) in pages of their own. */
+/* One function and "file:line" of addr2line's answer for v: the first
+   (`inlined` 0: the code at the address) as its name, then the functions
+   it was inlined into: the first that is not the C++ library's, when it
+   is (mtrace_sym's outer_func). */
+static void mtrace_take_frame(struct mtrace_sym *v, int inlined, const char *func, char *line)
+{
+    char *tail = strstr(line, " (discriminator ");
+    int named = strcmp(func, "??") != 0, placed = strncmp(line, "??", 2) != 0 && line[0] != ':';
+    if (tail)
+        *tail = 0;
+    if (!inlined) {
+        if (named)
+            snprintf(v->func, sizeof v->func, "%s", func);
+        if (placed) {
+            snprintf(v->path, sizeof v->path, "%s", line);
+            snprintf(v->where, sizeof v->where, "%s", mtrace_relative(line));
+        }
+    } else if (named && placed && !v->outer_func[0] && mtrace_is_cxx_library_fn(v->func)
+               && !mtrace_is_cxx_library_fn(func)) {
+        snprintf(v->outer_func, sizeof v->outer_func, "%s", func);
+        snprintf(v->outer_where, sizeof v->outer_where, "%s", mtrace_relative(line));
+    }
+}
+
+/* addr2line's answer for v[0..n), n <= MTRACE_A2L_BATCH, all in segment
+   seg: per address (-a) its line "0x...", then two lines per function,
+   the inlined ones (-i) after the first; names it cannot give stay "".
+   A function's line never begins with "0x" (no name does).  Its
+   arguments and its output (1 KiB an address at most) in pages of their
+   own. */
 static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtrace_seg *seg, const char *tool)
 {
     enum { HEX = 24, PER = 1024 };
-    size_t most = (size_t)n * PER, bytes = most + (n + 5) * sizeof(char *) + (size_t)n * HEX;
-    char *out = (char *)mtrace_pages(bytes), **argv, *hex, line[256];
+    size_t most = (size_t)n * PER, bytes = most + (n + 8) * sizeof(char *) + (size_t)n * HEX;
+    char *out = (char *)mtrace_pages(bytes), **argv, *hex, line[256], func[256];
     const char *t, *end;
     posix_spawn_file_actions_t fa;
     int fds[2], status;
     unsigned i;
     pid_t pid;
     long got = 0, r;
+    int inlined;
     if (!out)
         return;
     argv = (char **)(out + most);
-    hex = (char *)(argv + n + 5);
+    hex = (char *)(argv + n + 8);
     argv[0] = (char *)tool;
-    argv[1] = (char *)"-f";
-    argv[2] = (char *)"-e";
-    argv[3] = (char *)seg->path;
+    argv[1] = (char *)"-a";
+    argv[2] = (char *)"-i";
+    argv[3] = (char *)"-f";
+    argv[4] = (char *)"-C";     /* C++'s names demangled (C's stay as they are) */
+    argv[5] = (char *)"-e";
+    argv[6] = (char *)seg->path;
     for (i = 0; i < n; i++) {
         snprintf(hex + i * HEX, HEX, "0x%lx", (unsigned long)(v[i].addr - 1 - seg->bias));
-        argv[4 + i] = hex + i * HEX;
+        argv[7 + i] = hex + i * HEX;
     }
-    argv[4 + n] = 0;
+    argv[7 + n] = 0;
     if (mtrace_pipe_cloexec(fds) != 0) {
         mtrace_unpages(out, bytes);
         return;
@@ -132,18 +195,16 @@ static void mtrace_addr2line(struct mtrace_sym *v, unsigned n, const struct mtra
     mtrace_close(fds[0]);
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    for (t = out, end = out + got, i = 0; i < n && t < end; i++) {
-        t = mtrace_take_line(t, end, line, sizeof line);
-        if (strcmp(line, "??") != 0)
-            snprintf(v[i].func, sizeof v[i].func, "%.*s", (int)sizeof v[i].func - 1, line);
-        t = mtrace_take_line(t, end, line, sizeof line);
-        if (strncmp(line, "??", 2) != 0 && line[0] != ':') {  /* "file:line (discriminator N)" */
-            char *tail = strstr(line, " (discriminator ");
-            if (tail)
-                *tail = 0;
-            snprintf(v[i].path, sizeof v[i].path, "%s", line);
-            snprintf(v[i].where, sizeof v[i].where, "%s", mtrace_relative(line));
+    for (t = out, end = out + got, i = 0, inlined = -1; t < end;) {
+        t = mtrace_take_line(t, end, func, sizeof func);
+        if (!strncmp(func, "0x", 2)) {      /* the next address */
+            i += inlined >= 0;
+            inlined = 0;
+            continue;
         }
+        t = mtrace_take_line(t, end, line, sizeof line);   /* "file:line (discriminator N)" */
+        if (inlined >= 0 && i < n)
+            mtrace_take_frame(&v[i], inlined++, func, line);
     }
     mtrace_unpages(out, bytes);
 }
@@ -216,13 +277,14 @@ static char *mtrace_put_caller(char *o, char *end, uintptr_t a)
 static void mtrace_name_caller(struct mtrace_sitestat *s, uintptr_t ret)
 {
     const struct mtrace_sym *y = mtrace_sym_of(ret);
-    int seg = mtrace_seg_in(ret, mt.nsegs);
-    const char *colon, *func = 0, *file = 0;
+    int seg = mtrace_seg_in(ret, mt.nsegs), outer = y && y->outer_func[0];
+    const char *colon, *func = 0, *file = 0, *at = !y ? 0 : outer ? y->outer_where : y->where;
     char where[256];
     int line = 0;
-    if (y && y->func[0] && y->where[0] && (colon = strrchr(y->where, ':'))) {
-        snprintf(where, sizeof where, "%.*s", (int)(colon - y->where), y->where);
-        func = mtrace_keep_name(y->func);
+    s->ret = ret;               /* (its inlined functions, for the reports' charging) */
+    if (y && y->func[0] && at[0] && (colon = strrchr(at, ':'))) {
+        snprintf(where, sizeof where, "%.*s", (int)(colon - at), at);
+        func = mtrace_keep_name(outer ? y->outer_func : y->func);
         file = mtrace_keep_name(where);
         line = atoi(colon + 1);
     } else if (seg >= 0) {      /* no line: the module and the offset */

@@ -1,17 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /* runtime/report.c - what the program is told: at exit and at a bad free.
 
-   Owns: the double-free and invalid-free errors, the exit summary (levels
-   1-2), the leak records' text (levels 1-3: leaks.c makes them) and the
-   budget's error.
-   May call: runtime/state.c, out.c, sites.c, stacks.c, write.c, ring.c, trace.c, blocks.c,
-   ci.c, reach.c, names.c, leaks.c. */
+   Owns: the double-free, invalid-free and mismatched-free errors, the
+   exit summary (levels 1-2), the leak records' text (levels 1-3: leaks.c
+   makes them) and the budget's error.
+   May call: runtime/state.c, out.c, sites.c, stacks.c, callers.c, write.c, ring.c, trace.c,
+   blocks.c, ci.c, reach.c, names.c, leaks.c. */
 MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/platform.c */
 
 /* A place of a double-free report, copied under the lock: its site's
    first call's return address too, whose name says how the exit report
    will write the file (mtrace_place_path). */
-struct mtrace_place { const char *file, *func; int line; uintptr_t ret; char path[256]; };
+struct mtrace_place { const char *file, *func; int line; uintptr_t ret, caller; char path[256]; };
+
+/* The return address of entry `site` when it is a site of callers.c not
+   yet named (named at exit: a bad free reports while the program runs);
+   else 0. */
+static uintptr_t mtrace_unnamed_caller(unsigned site)
+{
+    const struct mtrace_caller *t = mt.callers;
+    unsigned i;
+    if (site && mt.sites[site].parent)
+        site = mt.sites[site].parent;
+    if (!site || !t || mt.sites[site].renamed || mt.sites[site].line)
+        return 0;
+    for (i = 0; i < MTRACE_MAXCALLERS; i++)
+        if (t[i].ready && t[i].site.index == site)
+            return t[i].ret;
+    return 0;
+}
 
 static void mtrace_get_place(struct mtrace_place *p, unsigned site)
 {
@@ -19,6 +36,22 @@ static void mtrace_get_place(struct mtrace_place *p, unsigned site)
     p->func = site ? mt.sites[site].func : "?";
     p->line = site ? mt.sites[site].line : 0;
     p->ret = site && p->file[0] != '/' ? mt.sites[site].ret : 0;
+    p->caller = mtrace_unnamed_caller(site);
+}
+
+/* A place of an unnamed caller's site, named as the exit report will
+   name it (mtrace_name_caller), once its address has a name. */
+static void mtrace_place_caller(struct mtrace_place *p)
+{
+    const struct mtrace_sym *y = p->caller ? mtrace_sym_of(p->caller) : 0;
+    const char *colon = y && y->func[0] ? strrchr(y->where, ':') : 0;
+    if (!colon)
+        return;
+    snprintf(p->path, sizeof p->path, "%.*s", (int)(colon - y->where), y->where);
+    p->file = p->path;
+    p->func = y->func;
+    p->line = atoi(colon + 1);
+    p->ret = 0;
 }
 
 /* The place's file written as every path of a report is (names.c,
@@ -82,7 +115,7 @@ static void mtrace_bad_report(struct mtrace_site *by, const char *what, unsigned
     char msg[3 * MTRACE_NAMEMAX + 3 * MTRACE_NOTE_FRAMES * 512], *o = msg, *end = msg + sizeof msg - 1;
     struct mtrace_place place[3];
     struct mtrace_chain chain[3];
-    uintptr_t addrs[3 * MTRACE_MAXDEPTH + 3];
+    uintptr_t addrs[3 * MTRACE_MAXDEPTH + 6];
     unsigned i, n = 0;
     mtrace_get_place(&place[0], by ? mtrace_site_index(by) : alloc);
     mtrace_get_place(&place[1], alloc);
@@ -105,11 +138,15 @@ static void mtrace_bad_report(struct mtrace_site *by, const char *what, unsigned
         n += chain[i].n;
         if (place[i].ret && mtrace_segs_on() && mtrace_seg_of(place[i].ret) >= 0)
             addrs[n++] = place[i].ret;      /* (its module known: addr2line can be asked) */
+        if (place[i].caller)
+            addrs[n++] = place[i].caller;   /* (callers.c learnt its module) */
     }
     if (n)
         mtrace_symbolize(addrs, n);
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 3; i++) {
         mtrace_place_path(&place[i]);
+        mtrace_place_caller(&place[i]);
+    }
     o = mtrace_put_bad_place(o, end, &place[0], "error", what, &chain[0]);
     if (alloc && by)
         o = mtrace_put_bad_place(o, end, &place[1], "note", "the block was allocated here", &chain[1]);
@@ -136,6 +173,25 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
                                const struct mtrace_chain *bad, const uintptr_t *frame)
 {
     mtrace_bad_call(by, what, mtrace_b_site(b), mtrace_b_freed_by(b), bad, frame, &mt.double_frees);
+}
+
+/* The names of the families of calls that make and free blocks
+   (MTRACE_BY_MALLOC ...): what frees a block of each, what made it. */
+static const char *const mtrace_freeing_call[] = { "free", "delete", "delete[]" };
+static const char *const mtrace_making_call[] = { "malloc", "new", "new[]" };
+
+/* A live block of family `made`, entry `alloc`, freed at `by` by a call of
+   another family, `freeing` (lock held; released here): the error and
+   where the block was allocated, as a double free's (Memcheck's
+   "Mismatched free() / delete / delete []").  Aborts, unless told to
+   continue (MTRACE_DOUBLE_FREE): then the block is freed all the same. */
+static void mtrace_mismatch(unsigned alloc, int made, int freeing, struct mtrace_site *by,
+                            const struct mtrace_chain *bad)
+{
+    char what[96];
+    snprintf(what, sizeof what, "mismatched free: %s of a block allocated by %s", mtrace_freeing_call[freeing & 3],
+             mtrace_making_call[made & 3]);
+    mtrace_bad_report(by, what, alloc, 0, 0, bad, 0, &mt.mismatched_frees, !mt.keep_going);
 }
 
 /* mtrace_modules' callback: is the address in a loaded module's image? */
@@ -277,11 +333,11 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
         mtrace_name_stacks(order, mt.nsorted);
         for (i = 0; i < mt.nsorted; i++) {
             const struct mtrace_sitestat *s = &mt.sites[order[i]];
-            unsigned top = mtrace_charged(s);
-            const struct mtrace_sym *y = top ? mtrace_sym_of(s->frames[top - 1]) : 0;
-            c[i].func = y ? y->func : s->func;
-            c[i].file = y ? (y->where[0] ? y->where : "<unknown>") : s->file;
-            c[i].line = y ? -1 : s->line;
+            const char *func, *where;
+            unsigned top = mtrace_charged(s, &func, &where);
+            c[i].func = top ? func : s->func;
+            c[i].file = top ? (where[0] ? where : "<unknown>") : s->file;
+            c[i].line = top ? -1 : s->line;
             c[i].at_peak = s->seen == mt.peak_no ? s->at_peak : s->live;
         }
         qsort(c, mt.nsorted, sizeof *c, mtrace_by_charge_place);
@@ -291,7 +347,8 @@ static char *mtrace_put_charged(char *o, char *end, const char *who)
             else
                 c[j++] = c[i];
         qsort(c, j, sizeof *c, mtrace_by_charge_bytes);
-        o += snprintf(o, (size_t)(end - o), "%s   at peak                function   file (charged past MTRACE_ALLOC_FN)\n", who);
+        o += snprintf(o, (size_t)(end - o), "%s   at peak                function   file (charged past %s)\n", who,
+                      !mt.cxx ? "MTRACE_ALLOC_FN" : mt.alloc_fns ? "MTRACE_ALLOC_FN and the C++ library" : "the C++ library");
         for (i = 0; i < j && i < MTRACE_ROWS && o < end; i++)
             o += c[i].line >= 0
                 ? snprintf(o, (size_t)(end - o), "%s%10lu    %20.*s   %.*s:%d\n", who, (unsigned long)c[i].at_peak,
@@ -427,7 +484,7 @@ static int mtrace_report(void)
         MTRACE_OUT("%s*** MTRACE: max traced memory size: %10lu bytes (tracing overhead %.1f%%)\n",
                who, (unsigned long)mt.max,
                mt.max ? 100.0 * (double)mt.maxoverhead / (double)mt.max : 0.0);
-        order = mt.depth > 1 && mt.alloc_fns ? 0 : mtrace_sorted_sites(mtrace_by_peak);
+        order = mt.depth > 1 && (mt.alloc_fns || mt.cxx) ? 0 : mtrace_sorted_sites(mtrace_by_peak);
         if (!order && mt.depth > 1)
             o = mtrace_put_charged(o, end, who);
         if (order && mt.nsorted) {
@@ -503,6 +560,9 @@ static int mtrace_report(void)
     if (mt.heap_errors)
         MTRACE_OUT("%s*** MTRACE: %lu damaged block%s reported (MTRACE_CHECK=heap)\n", who,
                    (unsigned long)mt.heap_errors, mt.heap_errors > 1 ? "s" : "");
+    if (mt.mismatched_frees)
+        MTRACE_OUT("%s*** MTRACE: %lu mismatched free%s\n", who,
+                   (unsigned long)mt.mismatched_frees, mt.mismatched_frees > 1 ? "s" : "");
     if (mt.double_frees)
         MTRACE_OUT("%s*** MTRACE: %lu double free%s ignored\n", who,
                (unsigned long)mt.double_frees, mt.double_frees > 1 ? "s" : "");
@@ -514,6 +574,8 @@ static int mtrace_report(void)
     mtrace_write_all(2, out, (size_t)(o - out));
     mtrace_unpages(out, cap);
     if (mt.heap_errors)         /* damaged blocks (MTRACE_CHECK=heap) */
+        return 1;
+    if (mt.mismatched_frees)    /* blocks freed by another family's call (runtime/cxx.c) */
         return 1;
     return leaks || mt.double_frees || mt.invalid_frees || mt.over_budget;
 }

@@ -231,15 +231,18 @@ for cc in gcc clang; do
     done
 done
 
-# C++: one warning, untraced
+# C++: traced in the library use (issue 41), with no warning; nothing in the one-line use
 printf '#include <cstdlib>\nint main() { void *p = std::malloc(3); return p == 0; }\n' > cxx.cpp
 "$MCC" -c cxx.cpp -o cxx.o 2> cxx.err
 check "C++: mtrace-cc -c x.cpp compiles it" test -s cxx.o
-check "C++: one warning, saying it is not traced" \
-    test "$(cat cxx.err)" = "mtrace-cc: warning: C++ is not traced (mtrace traces C only): cxx.cpp"
-check "C++: compiled plainly (no mtrace symbol in the object)" sh -c "! nm cxx.o | grep -q mtrace"
-MTRACE_CC=g++ "$MCC" -c prog.c -o cxx-driver.o 2> cxx-driver.err
-has "C++: MTRACE_CC=g++ compiles .c as C++: the same warning" cxx-driver.err "mtrace-cc: warning: C++ is not traced (mtrace traces C only): prog.c"
+empty "C++: mtrace-cc -c x.cpp: no warning" cxx.err
+check "C++: std::malloc is bound to mtrace's (the object calls mtrace_malloc)" sh -c "nm cxx.o | grep -q ' U mtrace_malloc'"
+sed 's/= malloc/= (char *)malloc/' prog.c > both.c     # C and C++ alike
+MTRACE_CC=g++ "$MCC" -c both.c -o cxx-driver.o 2> cxx-driver.err
+empty "C++: MTRACE_CC=g++ compiles .c as C++: no warning" cxx-driver.err
+check "C++: ... and traced (the object calls mtrace_malloc)" sh -c "nm cxx-driver.o | grep -q ' U mtrace_malloc'"
+g++ -DMTRACE=1 -include "$TOP/mtrace.h" -c cxx.cpp -o cxx-oneline.o 2> cxx-oneline.err
+check "C++: the one-line use (no MTRACE_LIB) compiles it plainly (no mtrace symbol)" sh -c "! nm cxx-oneline.o | grep -q mtrace"
 "$MCC" -c prog.c -o c-only.o 2> c-only.err
 empty "C: no warning for a C file" c-only.err
 

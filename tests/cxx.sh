@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# C++ in the library use (issue 41): mtrace-c++ and libmtrace's operators
+# new and delete, with g++ and clang++ (libstdc++, and libc++ where its
+# headers are): each form of new and delete, the C++ library's containers
+# charged to the user's line, exceptions, threads, static initialisation
+# and destruction, new's failure and its new_handler, a mixed C/C++
+# project with one report; leaks and mismatched frees compared with
+# Memcheck's.  Programs in tests/cxx/.
+. "$(dirname "$0")/lib.sh"
+cp -r "$TOP"/tests/cxx/* "$TMP"/ && cd "$TMP" || exit 2
+if [ -n "$ASAN" ]; then     # (make test-sanitize: a libmtrace built with ASan links into no plain C++ program)
+    echo "     (libmtrace built with AddressSanitizer: the C++ programs are not built)"
+    finish
+    exit
+fi
+MCXX=$TOP/mtrace-c++
+unset MTRACE MTRACE_CC MTRACE_CXX MTRACE_LEVEL MTRACE_DEPTH MTRACE_DOUBLE_FREE MTRACE_ALLOC_FN
+# line FILE TAG: the line of FILE that carries the comment TAG
+line() { grep -n -- "$2" "$1" | head -1 | cut -d: -f1; }
+COMPILERS="g++ clang++"
+# libc++ with clang++, where its headers are installed
+if echo '#include <vector>' | clang++ -stdlib=libc++ -x c++ -fsyntax-only - 2> /dev/null; then
+    COMPILERS="$COMPILERS clang++-libc++"
+else
+    echo "     (no libc++ headers: clang++ -stdlib=libc++ not tried; apt-get install libc++-dev libc++abi-dev)"
+fi
+# cxx COMPILER ARGS...: mtrace-c++ with that compiler (clang++-libc++: clang++ -stdlib=libc++)
+cxx() {
+    local c=$1; shift
+    case $c in
+    clang++-libc++) MTRACE_CXX="clang++ -stdlib=libc++" "$MCXX" "$@" ;;
+    *) MTRACE_CXX=$c "$MCXX" "$@" ;;
+    esac
+}
+
+# ---- each form of new and delete, and a leak of each family
+for c in $COMPILERS; do
+    cxx $c -std=c++17 -fsized-deallocation -g -O1 forms.cpp -o forms-$c 2> forms-$c.cc
+    empty_cc=$(cat forms-$c.cc)
+    check "$c: mtrace-c++ builds new/delete of every form (-Wall clean is the program's business): no warning" test -z "$empty_cc"
+    MTRACE_LEVEL= MTRACE=forms-$c.trace ./forms-$c > /dev/null 2> forms-$c.err
+    check "$c: every form freed by its own delete: exit 0" test $? = 0
+    has "$c: ... and no leak (new, new[], aligned, nothrow, sized and aligned delete)" forms-$c.err "*** MTRACE: No memory leaks"
+    hasnt "$c: ... and no mismatch" forms-$c.err "mismatched"
+    check "$c: the trace replays: + and - records as for malloc and free" replays forms-$c.trace
+    check "$c: the trace has the 8 blocks made and freed (16 records)" \
+        test "$(grep -c '^[-+] ' forms-$c.trace)" = 16
+    ./forms-$c leak > /dev/null 2> leak-$c.err
+    check "$c: four leaks: exit 1" test $? = 1
+    has "$c: new's leak at its line" leak-$c.err "forms.cpp:$(line forms.cpp LEAK-NEW): error: 4 bytes in 1 block leaked here (in main)"
+    has "$c: new[]'s leak at its line" leak-$c.err "forms.cpp:$(line forms.cpp LEAK-ARRAY): error: 20 bytes in 1 block leaked here (in main)"
+    has "$c: std::malloc's leak at its line (a C++ file's malloc, by return address)" leak-$c.err \
+        "forms.cpp:$(line forms.cpp LEAK-MALLOC): error: 33 bytes in 1 block leaked here (in main)"
+    has "$c: aligned new's leak at its line" leak-$c.err "forms.cpp:$(line forms.cpp LEAK-ALIGNED): error: 128 bytes in 1 block leaked here (in main)"
+done
+
+# ---- leaks as Memcheck counts them (the same program built plainly)
+if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
+    g++ -std=c++17 -fsized-deallocation -g -O1 forms.cpp -o forms-plain
+    valgrind --leak-check=full ./forms-plain leak > /dev/null 2> forms.vg
+    vg=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' forms.vg | tr -d ,)
+    ours=$(sed -n 's/^\*\*\* MTRACE: \([0-9]*\) bytes in \([0-9]*\) blocks leaked.*/\1 \2/p' leak-g++.err)
+    check "leaks: the same bytes and blocks as Memcheck's definitely lost ($vg)" test -n "$vg" -a "$vg" = "$ours"
+    for tag in LEAK-NEW LEAK-ARRAY LEAK-MALLOC LEAK-ALIGNED; do
+        check "leaks: Memcheck has a record at $tag's line too" grep -q "(forms.cpp:$(line forms.cpp $tag))" forms.vg
+    done
+fi
+
+# ---- mismatched frees, in the double free's form, against Memcheck's
+for c in $COMPILERS; do
+    cxx $c -std=c++17 -g -O0 -Wno-mismatched-new-delete mismatch.cpp -o mismatch-$c 2> /dev/null
+    ./mismatch-$c > /dev/null 2> mismatch-$c.err
+    check "$c: a mismatched free stops the program (abort: 134)" test $? = 134
+    MTRACE_DOUBLE_FREE=continue ./mismatch-$c > /dev/null 2> mismatch-cont-$c.err
+    check "$c: MTRACE_DOUBLE_FREE=continue: the program goes on, exit 1" test $? = 1
+    n=0
+    for what in "delete of a block allocated by new[]" "delete of a block allocated by malloc" \
+                "delete[] of a block allocated by new" "free of a block allocated by new[]"; do
+        n=$((n + 1))
+        has "$c: mismatch $n: at the free's line, saying what freed what" mismatch-cont-$c.err \
+            "mismatch.cpp:$(line mismatch.cpp FREE-$n): error: mismatched free: $what (in main)"
+        has "$c: mismatch $n: the allocation's place as a note" mismatch-cont-$c.err \
+            "mismatch.cpp:$(line mismatch.cpp ALLOC-$n): note: the block was allocated here (in main)"
+    done
+    has "$c: the summary counts them" mismatch-cont-$c.err "*** MTRACE: 4 mismatched frees"
+    hasnt "$c: each block was freed all the same: no leak" mismatch-cont-$c.err "leaked"
+done
+if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
+    g++ -std=c++17 -g -O0 -Wno-mismatched-new-delete mismatch.cpp -o mismatch-plain
+    valgrind ./mismatch-plain > /dev/null 2> mismatch.vg
+    check "mismatches: Memcheck finds the same four" test "$(grep -c 'Mismatched free() / delete / delete \[\]' mismatch.vg)" = 4
+    # the first line of main's frames after each Mismatched: the free's line; after "alloc'd": the allocation's
+    awk '/Mismatched free/ { want = "free" } /alloc.d/ { want = "alloc" }
+         want && /main \(mismatch.cpp:/ { sub(/.*mismatch.cpp:/, ""); sub(/\).*/, ""); print want, $0; want = "" }' \
+        mismatch.vg > vg.places
+    sed -n 's/^mismatch.cpp:\([0-9]*\): error: mismatched.*/free \1/p; s/^mismatch.cpp:\([0-9]*\): note: the block was allocated.*/alloc \1/p' \
+        mismatch-cont-g++.err > our.places
+    same "mismatches: the same places (free, allocation) as Memcheck's, in order" vg.places our.places
+fi
+
+# ---- the heap check (MTRACE_CHECK=heap) on new's blocks
+printf '#include <cstring>\nstatic char *volatile sink;\nint main()\n{\n    sink = new char[10];\n    std::memset(sink, 0, 11);\n    delete[] sink;\n    return 0;\n}\n' > overrun.cpp
+"$MCXX" -g -O0 -w overrun.cpp -o overrun
+MTRACE_CHECK=heap ./overrun > /dev/null 2> overrun.err
+check "MTRACE_CHECK=heap: a write past new[]'s block stops the program at its delete[] (134)" test $? = 134
+has "MTRACE_CHECK=heap: ... named at the delete[]'s line" overrun.err \
+    "overrun.cpp:7: error: 1 byte written past the end of a 10-byte block (found at this free) (in main)"
+MTRACE_CHECK=heap ./forms-g++ > /dev/null 2> forms-checked.err
+check "MTRACE_CHECK=heap: every form of new and delete, checked: exit 0, no report" \
+    test $? = 0 -a -z "$(grep 'error' forms-checked.err)"
+
+# ---- the C++ library's growth charged to the user's line
+for c in $COMPILERS; do
+    for o in -O0 -O2; do
+        # (-O0 with g++ only: the other compilers at -O0 add time, not cases)
+        [ $o = -O0 ] && [ $c != g++ ] && continue
+        cxx $c -g $o stl.cpp -o stl-$c$o
+        MTRACE_DEPTH=16 ./stl-$c$o > /dev/null 2> stl-$c$o.err
+        has "$c $o, MTRACE_DEPTH: std::vector's growth leaked, charged to the push_back line" stl-$c$o.err \
+            "stl.cpp:$(line stl.cpp GROW-VECTOR): error: 4096 bytes in 1 block leaked here (in main)"
+        has "$c $o, MTRACE_DEPTH: the summary says what it charged past" stl-$c$o.err "(charged past the C++ library)"
+    done
+done
+./stl-clang++-O2 > /dev/null 2> stl-flat.err
+has "clang++ -O2 without MTRACE_DEPTH: the inlined growth named by the user's line" stl-flat.err \
+    "stl.cpp:$(line stl.cpp GROW-VECTOR): error: 4096 bytes in 1 block leaked here (in main)"
+MTRACE_DEPTH=16 MTRACE_LEAK_CHECK=reachable ./stl-g++-O0 > /dev/null 2> stl-map.err
+has "g++ -O0, MTRACE_DEPTH: std::map's node charged to the insert's line" stl-map.err \
+    "stl.cpp:$(line stl.cpp GROW-MAP): note: "
+
+# libstdc++'s std::string, compiled into your files by -D_GLIBCXX_ASSERTIONS
+cp "$TOP/examples/names.cpp" .
+"$MCXX" -g -O1 names.cpp -o names-asserts -D_GLIBCXX_ASSERTIONS
+MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names-asserts > /dev/null 2> names-asserts.err
+has "g++ -D_GLIBCXX_ASSERTIONS, MTRACE_DEPTH: the strings charged to the push_back line" names-asserts.err \
+    "names.cpp:13: error: 4100 bytes in 100 blocks leaked here (in main)"
+"$MCXX" -g -O1 names.cpp -o names
+MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names > /dev/null 2> names.err
+has "g++, MTRACE_DEPTH: without it, the strings stay with libstdc++'s _M_construct" names.err \
+    "error: 4100 bytes in 100 blocks leaked here (in std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct"
+
+# ---- the one-line use does nothing in C++
+mkdir oneline
+g++ -std=c++17 -g -DMTRACE=1 -include "$TOP/mtrace.h" forms.cpp -o oneline/forms 2> oneline.cc
+(cd oneline && ./forms leak > /dev/null 2> ../oneline.err)
+check "one-line use in C++: built and run plainly, exit 0" test $? = 0
+check "one-line use in C++: no report, no trace" test ! -s oneline.err -a ! -e oneline/mtrace
+
+# ---- exceptions, threads, static initialisation and destruction, new's failure
+for c in $COMPILERS; do
+    cxx $c -std=c++17 -g -O1 -pthread runtime.cpp -o runtime-$c
+    ./runtime-$c > runtime-$c.out 2> runtime-$c.err
+    check "$c: exceptions, threads, new_handler: exit 1 (one static leak)" test $? = 1
+    same_out=$(cat runtime-$c.out)
+    check "$c: bad_alloc thrown twice, nothrow null, the handler called once, static vector alive" \
+        test "$same_out" = "caught 1 failed 2 nothing 1 handler 1 names 3 static 1"
+    has "$c: the one leak is the static initialiser's new[], at its line" runtime-$c.err \
+        "runtime.cpp:$(line runtime.cpp STATIC-LEAK): error: 24 bytes in 1 block leaked here"
+    check "$c: nothing else leaked (the exception's frames, the threads' strings, the static vector)" \
+        test "$(grep -c 'leaked here' runtime-$c.err)" = 1
+done
+
+# ---- a mixed C/C++ project: CC=mtrace-cc CXX=mtrace-c++, one report
+(cd mixed && make -s CC="$TOP/mtrace-cc" CXX="$TOP/mtrace-c++" > ../mixed.make 2>&1)
+check "mixed: make CC=mtrace-cc CXX=mtrace-c++ builds it, no warning" test -x mixed/prog -a ! -s mixed.make
+(cd mixed && ./prog > /dev/null 2> ../mixed.err)
+has "mixed: the C library's malloc leaked through C++, at the C line" mixed.err \
+    "clib.c:$(line mixed/clib.c C-COPY): error: 7 bytes in 1 block leaked here (in clib_copy)"
+has "mixed: the C++ library's new[] leaked through C, at the C++ line" mixed.err \
+    "cxxlib.cpp:$(line mixed/cxxlib.cpp CXX-MAKE): error: 12 bytes in 1 block leaked here (in cxxlib_make)"
+has "mixed: one report for both languages" mixed.err "*** MTRACE: 19 bytes in 2 blocks leaked, in 2 records"
+check "mixed: one report (one summary)" test "$(grep -c 'max traced memory size' mixed.err)" = 1
+hasnt "mixed: free of C's block in C++ and delete[] of C++'s in C: no mismatch" mixed.err "mismatched"
+
+# ---- installed: mtrace-c++ beside mtrace-cc, the installed header and library found
+make -s -C "$TOP" install DESTDIR="$TMP/inst" PREFIX=/usr/local > inst.log 2>&1
+check "make install: mtrace-c++ is a link to mtrace-cc, and works" \
+    test "$(readlink "$TMP/inst/usr/local/bin/mtrace-c++")" = mtrace-cc -a \
+         "$("$TMP/inst/usr/local/bin/mtrace-c++" --mtrace-header)" = "$TMP/inst/usr/local/include/mtrace.h"
+
+finish
