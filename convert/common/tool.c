@@ -215,6 +215,16 @@ void tool_version(const char *prog)
     printf("%s %s (mtrace, %s)\n", prog, MTRACE_TOOLS_VERSION, MTRACE_LICENCE);
 }
 
+int tool_bad_usage(const char *prog, const char *arg, const char *why)
+{
+    if (arg)
+        fprintf(stderr, "%s: %s: %s\n", prog, arg, why);
+    else
+        fprintf(stderr, "%s: %s\n", prog, why);
+    fprintf(stderr, "Try '%s --help'.\n", prog);
+    return 2;
+}
+
 /* ------------------------------------------------------------------ */
 /* Inputs: a pipe copied, a trace compressed with zstd decompressed     */
 

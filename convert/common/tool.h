@@ -98,6 +98,10 @@ void tool_json_str(FILE *f, const char *s, size_t n);
 /* --version: "PROG 1.0 (mtrace, MIT licence)" on standard output. */
 void tool_version(const char *prog);
 
+/* A bad command line: "PROG: ARG: WHY" (or "PROG: WHY" when arg is null)
+ * and "Try 'PROG --help'." on standard error; returns 2, the status. */
+int tool_bad_usage(const char *prog, const char *arg, const char *why);
+
 /* An input of mtrace2massif or mtrace-diff, open as fd, made a file that
  * can be read twice from its start: fd itself when it is seekable and not
  * compressed; else an unlinked temporary file (tmpfile) holding the text

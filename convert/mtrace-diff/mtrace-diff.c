@@ -51,12 +51,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *arg, const char *why)
 {
-    if (arg)
-        fprintf(stderr, "mtrace-diff: %s: %s\n", arg, why);
-    else
-        fprintf(stderr, "mtrace-diff: %s\n", why);
-    fputs("Try 'mtrace-diff --help'.\n", stderr);
-    return 2;
+    return tool_bad_usage("mtrace-diff", arg, why);
 }
 
 /* PCT as millionths of a percent: digits, and at most six decimals.

@@ -49,12 +49,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *arg, const char *why)
 {
-    if (arg)
-        fprintf(stderr, "mtrace-top: %s: %s\n", arg, why);
-    else
-        fprintf(stderr, "mtrace-top: %s\n", why);
-    fputs("Try 'mtrace-top --help'.\n", stderr);
-    return 2;
+    return tool_bad_usage("mtrace-top", arg, why);
 }
 
 /* SECONDS: a decimal number, > 0 and at most a day. */

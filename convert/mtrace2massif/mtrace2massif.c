@@ -107,9 +107,7 @@ static void usage(FILE *f)
 
 static int bad_opt(const char *arg, const char *why)
 {
-    fprintf(stderr, "mtrace2massif: %s: %s\n", arg, why);
-    fputs("Try 'mtrace2massif --help'.\n", stderr);
-    return 2;
+    return tool_bad_usage("mtrace2massif", arg, why);
 }
 
 static int num_opt(const char *val, double lo, double hi, double *out)
