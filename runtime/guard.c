@@ -69,13 +69,27 @@ static size_t mtrace_back_len(size_t n)
     return ((n + 7) & ~(size_t)7) - n + 16;
 }
 
+#define MTRACE_ALL(c) (0x0101010101010101ULL * (c))     /* 8 bytes of byte c, one word */
+
+/* The back guard of n bytes at p written: three words, the last one
+   overlapping the second where the guard is shorter than 24 bytes (a
+   call to memset for 16 to 23 bytes cost more than the rest of the
+   guards' work). */
+static void mtrace_back_put(char *p, size_t n)
+{
+    size_t len = mtrace_back_len(n);
+    mtrace_word_put(p + n, MTRACE_ALL(MTRACE_GUARD_BYTE));
+    mtrace_word_put(p + n + 8, MTRACE_ALL(MTRACE_GUARD_BYTE));
+    mtrace_word_put(p + n + len - 8, MTRACE_ALL(MTRACE_GUARD_BYTE));
+}
+
 static void mtrace_guard_set(char *p, size_t n, size_t f)
 {
     mtrace_word_put(p - 16, (uint64_t)n ^ MTRACE_SIZE_KEY);
     mtrace_word_put(p - 8, f == 16 ? MTRACE_MARK_PLAIN : MTRACE_MARK_ALIGNED);
     if (f > 16)
         mtrace_word_put(p - 24, (uint64_t)f ^ MTRACE_SIZE_KEY);
-    memset(p + n, MTRACE_GUARD_BYTE, mtrace_back_len(n));
+    mtrace_back_put(p, n);
 }
 
 /* A checked block of n bytes aligned to `align` (a power of two; 16 or
@@ -139,6 +153,8 @@ static size_t mtrace_front_damage(const char *p, size_t n)
     unsigned char want[24];
     uint64_t size = (uint64_t)n ^ MTRACE_SIZE_KEY, mark, f;
     unsigned i, plain = 0, aligned = 0, len = 16;
+    if (mtrace_word_at(p - 8) == MTRACE_MARK_PLAIN && mtrace_word_at(p - 16) == size)
+        return 0;               /* the usual case, by words */
     for (i = 0; i < 8; i++) {
         plain += (unsigned char)p[(int)i - 8] == (MTRACE_MARK_PLAIN & 0xFF);
         aligned += (unsigned char)p[(int)i - 8] == (MTRACE_MARK_ALIGNED & 0xFF);
@@ -165,6 +181,9 @@ static size_t mtrace_front_damage(const char *p, size_t n)
 static size_t mtrace_back_damage(const char *p, size_t n)
 {
     size_t i = mtrace_back_len(n);
+    if (mtrace_word_at(p + n) == MTRACE_ALL(MTRACE_GUARD_BYTE) && mtrace_word_at(p + n + 8) == MTRACE_ALL(MTRACE_GUARD_BYTE)
+        && mtrace_word_at(p + n + i - 8) == MTRACE_ALL(MTRACE_GUARD_BYTE))
+        return 0;               /* whole: the three words mtrace_back_put wrote */
     while (i > 0 && (unsigned char)p[n + i - 1] == MTRACE_GUARD_BYTE)
         i--;
     return i;
@@ -180,25 +199,23 @@ static int mtrace_look_live(const char *p, size_t n, struct mtrace_damage *d)
     return d->before || d->after;
 }
 
-/* The first of the n bytes at p that is not c, or n: 256 bytes at a time
-   with the C library's memcmp, then a word at a time (the quarantine's
-   blocks are read whole as they leave: byte by byte, that was a third of
-   a churning program's time).  The pattern is this copy's own (lock
-   held: one line per traced file has its own copy of the runtime). */
+/* The first of the n bytes at p that is not c, or n: up to 256 bytes at a
+   time with the C library's memcmp against a block of c (the
+   quarantine's blocks are read whole as they leave: byte by byte, that
+   was a third of a churning program's time, and a loop of words still
+   a tenth), then byte by byte inside the 256 that differ.  The pattern
+   is this copy's own (lock held: one line per traced file has its own
+   copy of the runtime). */
 static size_t mtrace_first_not(const char *p, size_t n, unsigned char c)
 {
     static unsigned char pattern[256];
-    uint64_t all = 0x0101010101010101ULL * c, w;
-    size_t i = 0;
+    size_t i = 0, k;
     if (pattern[0] != c)
         memset(pattern, c, sizeof pattern);
-    while (i + sizeof pattern <= n && !memcmp(p + i, pattern, sizeof pattern))
-        i += sizeof pattern;
-    while (i + 8 <= n) {
-        memcpy(&w, p + i, 8);
-        if (w != all)
+    for (; i < n; i += k) {
+        k = n - i < sizeof pattern ? n - i : sizeof pattern;
+        if (memcmp(p + i, pattern, k))
             break;
-        i += 8;
     }
     while (i < n && (unsigned char)p[i] == c)
         i++;
@@ -375,7 +392,7 @@ static int mtrace_check_live(struct mtrace_table *t, struct mtrace_site *by, con
             char *p = (char *)mtrace_b_addr(b);
             if (!mtrace_live(b) || !mtrace_look_live(p, mtrace_b_size(b), &d))
                 continue;
-            memset(p + d.n, MTRACE_GUARD_BYTE, mtrace_back_len(d.n));
+            mtrace_back_put(p, d.n);
             if (d.before)
                 mtrace_word_put(p - 8, MTRACE_MARK_KEPT);
             d.alloc = mtrace_b_site(b);
