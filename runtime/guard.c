@@ -36,8 +36,9 @@
    quarantine is most of the check's cost, since a held block's memory is
    not reused, the C library hands out memory gone cold in the cache, and
    the table keeps three times the tombstones (bench's churn, 20 M
-   operations, a loaded machine: 4.6x level 2's CPU time and 30 MB at 4
-   MiB, 2.1x and 12 MB at 256 KiB, 1.8x and 11.5 MB holding none).
+   operations, a loaded machine: 3.5x to 4.6x level 2's CPU time and 30
+   MB at 4 MiB, 2.15x and 12.5 MB at 256 KiB, 1.8x and 11.5 MB holding
+   none; bench/RESULTS.md).
 
    Only blocks of the C library's heap table are checked: a pool's
    (MTRACE_MALLOCLIKE) are the program's own memory.  The check needs every
