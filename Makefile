@@ -15,11 +15,11 @@ BINDIR      ?= $(PREFIX)/bin
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR      ?= $(PREFIX)/share/man
-MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1 doc/mtrace-diff.1
+MAN1 = doc/ms_print.1 doc/mtrace2massif.1 doc/mtrace-cc.1 doc/mtrace-diff.1 doc/mtrace-top.1
 MAN7 = doc/mtrace.7
 
 LIBDIR      ?= $(PREFIX)/lib
-TOOLS = ms_print mtrace2massif mtrace-diff
+TOOLS = ms_print mtrace2massif mtrace-diff mtrace-top
 LIBS  = libmtrace.so libmtrace.a
 # The shared library: the real file, its soname (the major version: an
 # incompatible change of the ABI makes it libmtrace.so.2, and programs
@@ -79,7 +79,7 @@ mtrace-uninstalled.pc: FORCE
 FORCE:
 
 # The converters, in convert/, a folder each (convert/README.md): the
-# tools (mtrace2massif/, ms_print/, mtrace-diff/, each with its thin main),
+# tools (mtrace2massif/, ms_print/, mtrace-diff/, mtrace-top/, each with its thin main),
 # what they share (common/: tool.c; trace/: the trace parser, which
 # mtrace2massif and mtrace-diff drive with heap models of their own; html/:
 # the pages).  tests/ci.sh checks that each folder uses only those its
@@ -118,6 +118,15 @@ DIFF_SRC = convert/mtrace-diff/diff_input.c convert/mtrace-diff/diff_run.c conve
 mtrace-diff: convert/mtrace-diff/mtrace-diff.c $(DIFF_SRC) convert/mtrace-diff/diff.h $(TRACE_H) \
 		convert/html/pages.h $(COMMON_SRC)
 	$(TOOL_CC) -o $@ convert/mtrace-diff/mtrace-diff.c $(DIFF_SRC) $(COMMON_SRC) $(LDFLAGS) $(TOOL_LIBS)
+# mtrace-top (convert/mtrace-top/top.h): traces followed as they grow,
+# through the trace parser with a heap model of its own; the terminal
+# with ANSI escapes only (-lm: floor and isfinite's helpers, where libm
+# is apart).
+TOP_SRC = convert/mtrace-top/top_follow.c convert/mtrace-top/top_show.c convert/mtrace-top/top_screen.c \
+	$(TRACE_SRC)
+mtrace-top: convert/mtrace-top/mtrace-top.c $(TOP_SRC) convert/mtrace-top/top.h convert/mtrace-top/top_screen.h \
+		$(TRACE_H) $(COMMON_SRC)
+	$(TOOL_CC) -o $@ convert/mtrace-top/mtrace-top.c $(TOP_SRC) $(COMMON_SRC) $(LDFLAGS) $(TOOL_LIBS) -lm
 
 # The whole suite (tests/*.sh), with the grand total on the last line.
 # tests/setup.sh first: it installs what the suites need (tests/packages.txt)

@@ -25,7 +25,7 @@
 
    Leaks are printed as "file:line: error: N bytes in M blocks leaked
    here", largest first, after every destructor of the program and its
-   libraries (MTRACE_LEAK_RECORDS of them: README), and turn
+   libraries (MTRACE_LEAK_RECORDS of them: doc/guide.md), and turn
    an exit status of 0 into 1.  A double free prints the place of the bad
    free, of the allocation and of the first free (with MTRACE_DEPTH, the
    callers of each), then aborts; in a forked child too, for a block its
@@ -65,7 +65,7 @@
      MTRACE_ALLOC_FN="f g"    with MTRACE_DEPTH: wrappers charged to their
                               callers in the summary and the leak report
      MTRACE_CHECK=heap        guard bytes, fills and a quarantine
-                              (MTRACE_QUARANTINE=SIZE, default 4M): writes
+                              (MTRACE_QUARANTINE=SIZE, default 256K): writes
                               past the end, before the start or after free
                               reported as a double free is, at free,
                               realloc, exit, mtrace_check_heap(), or every
@@ -253,6 +253,9 @@ struct mtrace_pending {
     struct mtrace_site *first;     /* a site at its first call here, */
     __UINTPTR_TYPE__ first_ret;    /* ...and that call's return address: the
                                       site's file's directory, at exit */
+    int seen;                      /* a traced call of this thread came back
+                                      (runtime/reach.c: mtrace_thread_seen) */
+    __UINTPTR_TYPE__ gone;         /* the thread has ended: its mark (reach.c) */
 };
 extern __thread struct mtrace_pending mtrace_pending
     __attribute__((tls_model("initial-exec"), visibility("default")));

@@ -139,7 +139,7 @@ static void check_ranks(const uint8_t *d, size_t n, const struct conv *c, int rc
     if (j[2].rank != 2)
         abort();
     if (len > 0 && name[len - 1] != '/') {
-        long own = rank_suffix(name);
+        long own = tool_rank_suffix(name);
         if (j[1].rank != (long)r || j[0].rank != (own >= 0 ? own : 0))
             abort();
     }

@@ -218,6 +218,8 @@ static MTRACE_HOT struct mtrace_site *mtrace_enter(const char *call, struct mtra
 static MTRACE_HOT void *mtrace_leave(void *result)
 {
     mtrace_pending.call = 0;
+    if (__builtin_expect(!mtrace_pending.seen, 0))
+        mtrace_thread_seen();   /* once per thread: reachable mode lists its stack */
     return result;
 }
 

@@ -231,6 +231,10 @@ struct mtrace_state {
     size_t reachable;           /* live at exit, not suppressed, still reachable */
     int over_budget;
     int reachable_mode;         /* MTRACE_LEAK_CHECK=reachable */
+    struct mtrace_gone *gone;   /* threads that ended, their stacks (reach.c): MTRACE_GONE_MAX, */
+    unsigned ngone, gone_next;  /* ...mapped at the first; the slot the next one takes */
+    pthread_key_t thread_key;   /* its destructor marks a thread ended (reach.c), */
+    int thread_key_state;       /* ...once made: 0 not yet, 1 being made, 2 made, 3 failed */
     size_t leak_rows;           /* MTRACE_LEAK_RECORDS: records of each kind printed, 0 all */
     int trace_written;          /* the trace got its tail: the report shows how to draw it */
     int fifo;                   /* the trace is a FIFO: its reader may go away */

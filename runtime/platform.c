@@ -110,6 +110,8 @@ MTRACE_LIBC(int, mtrace_sched_yield, (void), sched_yield);
 MTRACE_LIBC(int, mtrace_atfork, (void (*)(void), void (*)(void), void (*)(void)), pthread_atfork);
 MTRACE_LIBC(void *, mtrace_libc_reallocarray, (void *, size_t, size_t), reallocarray);
 MTRACE_LIBC(int, mtrace_msync, (void *, size_t, int), msync);
+MTRACE_LIBC(int, mtrace_key_create, (pthread_key_t *, void (*)(void *)), pthread_key_create);
+MTRACE_LIBC(int, mtrace_setspecific, (pthread_key_t, const void *), pthread_setspecific);
 
 /* Large files: a 32-bit program's trace may pass 2 GiB, and a report
    may replace a larger file.  The runtime is compiled with the program's

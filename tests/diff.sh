@@ -186,6 +186,8 @@ for args in "" "a.json" "a.json b.json c.json" "--frob a.json b.json" "--fail-on
 done
 run help --help
 check "--help: exit 0, the usage on stdout" sh -c "test \$(cat help.rc) = 0 && grep -q '^usage: mtrace-diff' help.out"
+check "--help: its last line sends bugs to mtrace's tracker, not to Valgrind's authors; no address" sh -c \
+    "tail -n 1 help.out | grep -qx \"Report bugs to the mtrace project's issue tracker, not to Valgrind's authors.\" && ! grep -q @ help.out"
 
 # --- bad input: one line "mtrace-diff: FILE[:LINE]: ...", exit 2
 # bad NAME FILE EXPECTED-LINE [BASE]: FILE as NEW (BASE: a.json)
@@ -358,7 +360,7 @@ check "--html, bad input: exit 2, no page, no temporary file" sh -c "test \$(cat
 make --no-print-directory -s -C "$TOP" -n install DESTDIR=/D PREFIX=/P > install.n 2>&1
 make --no-print-directory -s -C "$TOP" -n uninstall DESTDIR=/D PREFIX=/P > uninstall.n 2>&1
 check "make install: the tool and its man page" sh -c \
-    "grep -q 'for t in .*mtrace-diff' install.n && grep -q 'install -m 644 .*doc/mtrace-diff.1 /D/P/share/man/man1/' install.n"
+    "grep -q 'for t in .*mtrace-diff' install.n && grep -q 'install -m 644 .*doc/mtrace-diff.1 .*/D/P/share/man/man1/' install.n"
 check "make uninstall: both removed" sh -c \
     "grep -q 'for t in .*mtrace-diff' uninstall.n && grep -q '/D/P/share/man/man1/mtrace-diff.1' uninstall.n"
 MANWIDTH=80 man --warnings -l "$TOP/doc/mtrace-diff.1" > man.out 2> man.err

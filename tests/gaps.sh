@@ -573,7 +573,7 @@ if [ -z "$ASAN" ]; then     # (under ASan its allocator's own tables point into 
     check "reachable: JSON reachable_bytes 136 (96 + 40), leaked_bytes 104, leaked_blocks 4" \
         test "$(json reach.json '"%d %d %d" % (r["reachable_bytes"], r["leaked_bytes"], r["leaked_blocks"])')" = "136 104 4"
 fi
-# --- leak records (README "Leaks"): two leaking calls on one line are one
+# --- leak records (doc/guide.md "The leak report"): two leaking calls on one line are one
 #     record; at most 30 records (MTRACE_LEAK_RECORDS), then one line for
 #     the rest; the JSON report has them all  [leak-records]
 { echo '#include <stdlib.h>'; echo 'char *keep;'; echo 'int main(void)'; echo '{'
@@ -636,7 +636,7 @@ check "fork: the child's JSON: the sizes it asked for, its own" \
     test "$(json "$child" '[(k["min"], k["count"]) for k in r["size_histogram"]]')" = "[(8, 1)]"
 check "fork: the child's JSON: its temporaries, its own" test "$(json "$child" 'r["temporary"]')" = 1
 
-# --- temporary allocations (README): the summary's line when more than 10%
+# --- temporary allocations (doc/guide.md, "The summary"): the summary's line when more than 10%
 #     of the allocations, and at least 10, were freed before any other
 #     allocation  [temporary]
 cat > temp.c <<'EOT'

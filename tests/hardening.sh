@@ -287,6 +287,20 @@ for bin in 1 2 3 one; do
     ff $bin untraced
     same "fork ($bin): an inherited freed address handed out by the C library: no false report" "$F/want" "$F/got"
 done
+# the C library's realloc of a block the child inherited live moves it:
+# the old block is forgotten, and the library's blocks later carved from
+# inside its old place are freed by traced code without a word
+# (tests/hardening/forkregrow.c; a stale block made them "inside" it)
+cp forkregrow.c "$F/"
+(cd "$F" && $CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -include "$TOP/mtrace.h" forkregrow.c -o "$B/forkregrow-one" &&
+    $CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" forkregrow.c -o "$B/forkregrow-lib" \
+        -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace)
+printf "moved yes, mine at its start yes, the library's inside it: some\nchild: exit 0\n" > "$F/want"
+for use in one lib; do
+    (cd "$F" && MTRACE=fr.trace timeout 20 "$B/forkregrow-$use" > out 2> err)
+    { grep -E ': (error|note): ' "$F/err"; cat "$F/out"; } > "$F/got"
+    same "fork ($use use): the C library moved an inherited block; its blocks inside the old place, freed by traced code: no report" "$F/want" "$F/got"
+done
 # continuing: reported, the bad call does nothing, the child's status is 1
 three "forkfree.c:51: error: double free of a block (in child)" 92 96 main > "$F/want"
 echo "child: exit 1" >> "$F/want"

@@ -323,7 +323,26 @@ has "no ms: traces have no timestamps" opt.err "traces carry no timestamps"
 "$M2M" --help > help.out
 check "--help: exit 0" test $? -eq 0
 has "--help names the options" help.out "--peak-inaccuracy"
+check "--help: its last line sends bugs to mtrace's tracker, not to Valgrind's authors; no address" sh -c \
+    "tail -n 1 help.out | grep -qx \"Report bugs to the mtrace project's issue tracker, not to Valgrind's authors.\" && ! grep -q @ help.out"
 check "--version" sh -c "'$M2M' --version | grep -q '^mtrace2massif [0-9]'"
+# Massif's options at their bounds (mtrace2massif(1)): LO and HI convert,
+# one step below LO and above HI is a bad command line
+printf '@ 1 f f.c 1\n+ 1 0 10 10 1\n- 1 1 0 0 1\n' > bounds.trace
+while read -r opt lo hi below above; do
+    "$M2M" --$opt=$lo bounds.trace -o bounds.out 2> /dev/null; a=$?
+    "$M2M" --$opt=$hi bounds.trace -o bounds.out 2> /dev/null; b=$?
+    "$M2M" --$opt=$below bounds.trace -o bounds.out 2> /dev/null; c=$?
+    "$M2M" --$opt=$above bounds.trace -o bounds.out 2> /dev/null; d=$?
+    check "--$opt: $lo and $hi convert, $below and $above are refused (exit 2)" test "$a $b $c $d" = "0 0 2 2"
+done <<EOF
+max-snapshots 10 1000 9 1001
+detailed-freq 1 1000000 0 1000001
+threshold 0 100 -0.1 100.1
+heap-admin 0 1024 -1 1025
+peak-inaccuracy 0 100 -0.1 100.1
+depth 1 200 0 201
+EOF
 for f in "$D"/fuzz-*.trace; do   # inputs that once crashed the fuzzer
     [ -e "$f" ] || continue
     "$M2M" "$f" -o fz.out 2>/dev/null

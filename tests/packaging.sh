@@ -222,6 +222,13 @@ for cc in gcc clang; do
     empty "$cc: a static one-line link (-static -DMTRACE=1 -include mtrace.h): no linker warning" static-$cc.err
     ./static-$cc > /dev/null 2> static-$cc.run
     has "$cc: ... and the static program is traced" static-$cc.run "prog.c:5: error: 300 bytes "
+    # questions to the compiler run it plainly: the answer is the plain one
+    # (gcc's linker line names a temporary file of its own: masked)
+    for q in --version -dumpmachine "-E -dM -x c /dev/null" -Wl,--version; do
+        MTRACE_CC=$cc "$MCC" $q 2>&1 | sed 's/-fresolution=[^ ]*//' > ask-$cc.mcc
+        $cc $q 2>&1 | sed 's/-fresolution=[^ ]*//' > ask-$cc.plain
+        same "$cc: mtrace-cc $q: the plain compiler's answer" ask-$cc.plain ask-$cc.mcc
+    done
 done
 
 # C++: one warning, untraced
@@ -253,7 +260,7 @@ fi
 # 6. The tools' file-level errors name the file, no line 0
 # ===================================================================
 mkdir -p "$TMP/adir" && : > "$TMP/empty"
-for tool in ms_print mtrace2massif mtrace-diff; do
+for tool in ms_print mtrace2massif mtrace-diff mtrace-top; do
     [ -x "$TOP/$tool" ] || continue
     "$TOP/$tool" nonexist > /dev/null 2> "$tool.nofile"
     case $tool in mtrace-diff) ;; *)
@@ -401,13 +408,13 @@ if (cd "$TOP" && git ls-files > "$TMP/tracked" 2> /dev/null) && [ -s "$TMP/track
 else
     echo "     skipped, the licence tags: not a git checkout (git ls-files)"
 fi
-for t in mtrace2massif mtrace-diff; do
+for t in mtrace2massif mtrace-diff mtrace-top; do
     has "$t --version: the release and the licence" <("$TOP/$t" --version) "$t $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile") (mtrace, MIT licence)"
 done
 # where bugs go: the last line of each tool's --help (Valgrind's ms_print
 # ends its own with its author's address); ms_print's usage is on stderr
 bugs="Report bugs to the mtrace project's issue tracker, not to Valgrind's authors."
-for t in mtrace2massif mtrace-diff; do
+for t in mtrace2massif mtrace-diff mtrace-top; do
     check "$t --help: its last line says where bugs go" test "$("$TOP/$t" --help | tail -n 1)" = "$bugs"
 done
 check "ms_print --help: its last line says where bugs go, not to Valgrind's author" \

@@ -30,7 +30,7 @@ build() {
 # line_of FILE MARK: the line of FILE whose comment is /* MARK */
 line_of() { grep -n "/\* $2 \*/" "$1" | cut -d: -f1; }
 
-# --- suppression files (README, MTRACE_SUPPRESS: "one pattern a line:
+# --- suppression files (doc/guide.md, MTRACE_SUPPRESS: "one pattern a line:
 # `fun:GLOB`, `src:GLOB`, `src:GLOB:LINE`"; mtrace.7: "blank lines and
 # lines starting with # are skipped"; "a pattern without / also matches
 # the file's last component").  supp.c leaks 1 (keep_alpha), 2
@@ -84,7 +84,7 @@ has "suppressions: fun: with no name is not a suppression" bad.err \
 has "suppressions: fun without a colon is not one either" bad.err "bad.supp:2: not a suppression"
 has "suppressions: the good line after them applies" bad.err "*** MTRACE: 4 bytes in 1 blocks suppressed"
 
-# --- MTRACE_ALLOC_FN's list (README: `MTRACE_ALLOC_FN="f g"`; names
+# --- MTRACE_ALLOC_FN's list (doc/guide.md: `MTRACE_ALLOC_FN="f g"`; names
 # separated by blanks or commas).  allocfn.c leaks 24 bytes through
 # xmalloc (line 5), called by make_name (line 7): charged to make_name
 # when the list names xmalloc, else to xmalloc itself.
@@ -107,7 +107,7 @@ if command -v addr2line > /dev/null; then
         sh -c 'MTRACE_ALLOC_FN=xmalloc ./allocfn 2>&1 | grep -q "leaked here (in xmalloc)\$"'
 fi
 
-# --- what leak records merge under MTRACE_DEPTH (README: "one record per
+# --- what leak records merge under MTRACE_DEPTH (doc/guide.md: "one record per
 # place (per call stack with MTRACE_DEPTH, its callers under it) ...
 # records that would read the same merged").  merge.c's site (line 7) is
 # reached from a() on main's lines 13 and 14 (1 and 2 bytes) and from b()
@@ -123,7 +123,7 @@ if command -v addr2line > /dev/null; then
     check "MTRACE_DEPTH=4: nothing more to tell apart (4, 2, 1)" test "$(records 4)" = "4 2 1 "
 fi
 
-# --- "at peak" under MTRACE_ALLOC_FN (README: "what each place held at
+# --- "at peak" under MTRACE_ALLOC_FN (doc/guide.md: "what each place held at
 # the peak of the whole heap").  atpeak.c: make_t's 1000 bytes are freed
 # before the peak; make_ab holds 100 + 50 through two wrappers called on
 # one line (one place), make_c 2000: the peak is 2150.
@@ -286,7 +286,7 @@ check "MPI: then MV2_COMM_WORLD_RANK (4 over SLURM_PROCID 5)" test "$(rank_file 
 check "MPI: SLURM_PROCID last" test "$(rank_file SLURM_PROCID=5)" = "T-5 "
 check "MPI: rank 0 writes NAME itself" test "$(rank_file SLURM_PROCID=0)" = "T "
 
-# --- how many leak records are printed (README: "at most 30 records of
+# --- how many leak records are printed (doc/guide.md: "at most 30 records of
 # each kind (10 with call stacks), then one line with how many more and
 # their bytes; MTRACE_LEAK_RECORDS=N prints N").  records.c leaks 101 to
 # 112 bytes on twelve lines: twelve records.
@@ -421,7 +421,7 @@ check "MAXRSS: not sampled at record 1023" test "$(rss 1023)" = "$(rss 2)"
 check "MAXRSS: sampled at record 1024" test "$(rss 1024)" -ge $(( $(rss 1023) + (8 << 20) ))
 check "MAXRSS: never decreases" awk '/^[-+<>] / { if ($6 < m) exit 1; m = $6 }' rss.trace
 
-# --- the line about temporaries (README: "When more than 10% of the
+# --- the line about temporaries (doc/guide.md: "when more than 10% of the
 # allocations (and at least 10) were temporary ... one more line counts
 # them and names the line with most of them"; the 10% edge: gaps.sh)
 build temp 2

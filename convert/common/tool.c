@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.c - the shared part of mtrace2massif, mtrace-diff and ms_print (see
- * tool.h): the error line, checked allocation, %XX names, gnuplot's
- * quoting, and the tools' inputs as files they can read twice (a pipe
- * copied, a trace compressed with zstd decompressed, through libzstd loaded
- * at run time).
+/* tool.c - the shared part of mtrace2massif, mtrace-diff, mtrace-top and
+ * ms_print (see tool.h): the error line, checked allocation, %XX names,
+ * gnuplot's quoting, and the tools' inputs as files they can read twice (a
+ * pipe copied, a trace compressed with zstd decompressed, through libzstd
+ * loaded at run time), or a zstd stream as it grows.
  * Calls nothing of the tools: every file of them may call it. */
 #include "tool.h"
 
@@ -380,6 +380,82 @@ static void unzstd(struct copy *c, int fd, const unsigned char *head, size_t nhe
             copy_fail(c, "%s", "truncated zstd data: the file ends inside a block or a header");
         put(c, c->out, out.pos);
     }
+}
+
+struct tool_unzstd {
+    struct tool_err *e;
+    const struct zlib *z;
+    void *dctx;
+    char *out;
+    size_t want;                /* what the decoder last asked for */
+};
+
+enum { UNZSTD_OUT = 1 << 17 };
+
+struct tool_unzstd *tool_unzstd_new(struct tool_err *e)
+{
+    const char *lib, *why;
+    const struct zlib *z = zlib_load(&lib, &why);
+    if (!z)
+        tool_fail(e, "compressed with zstd, and %s cannot be loaded (%s)", lib, why);
+    struct tool_unzstd *u = calloc(1, sizeof *u);
+    if (u && !(u->out = malloc(UNZSTD_OUT)))
+        free(u), u = NULL;
+    if (u && !(u->dctx = z->create()))
+        free(u->out), free(u), u = NULL;
+    if (!u)
+        tool_fail(e, "out of memory");
+    u->e = e;
+    u->z = z;
+    z->set(u->dctx, ZSTD_D_WINDOWLOGMAX, ZSTD_WINDOWLOG_LIMIT);
+    return u;
+}
+
+void tool_unzstd_feed(struct tool_unzstd *u, const void *src, size_t n,
+                      void (*put)(void *arg, const char *text, size_t len), void *arg)
+{
+    struct zin in = { src, n, 0 };
+    for (;;) {
+        struct zout out = { u->out, UNZSTD_OUT, 0 };
+        size_t r = u->z->decompress(u->dctx, &out, &in);
+        if (u->z->is_error(r))
+            tool_fail(u->e, "not valid zstd data (%s)", u->z->error_name(r));
+        put(arg, u->out, out.pos);
+        u->want = r;
+        /* all the input taken and the output not full: nothing more now */
+        if (in.pos == in.size && out.pos < out.size)
+            return;
+    }
+}
+
+int tool_unzstd_whole(const struct tool_unzstd *u)
+{
+    return u->want == 0 || u->want == ZSTD_BLOCK_HEADER;
+}
+
+void tool_unzstd_free(struct tool_unzstd *u)
+{
+    if (!u)
+        return;
+    u->z->destroy(u->dctx);
+    free(u->out);
+    free(u);
+}
+
+int tool_is_zstd(const void *head, size_t n)
+{
+    return n >= sizeof zstd_magic && !memcmp(head, zstd_magic, sizeof zstd_magic);
+}
+
+long tool_rank_suffix(const char *name)
+{
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+        k--;
+    if (k == n || n - k > 9 || name[k] == '0' || k < 2 || name[k - 1] != '-' ||
+        name[k - 2] == '/')
+        return -1;
+    return strtol(name + k, NULL, 10);
 }
 
 int tool_input(struct tool_err *e, int fd)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.h - what the tools, mtrace2massif, mtrace-diff and ms_print, share:
- * the one-line error that unwinds, checked allocation, the longest line
- * read, the trace's %XX names, gnuplot's inert strings, the Massif file's
- * keys, and the inputs read twice (pipes, traces compressed with zstd).
+/* tool.h - what the tools, mtrace2massif, mtrace-diff, mtrace-top and
+ * ms_print, share: the one-line error that unwinds, checked allocation,
+ * the longest line read, the trace's %XX names, gnuplot's inert strings,
+ * the Massif file's keys, the inputs read twice (pipes, traces compressed
+ * with zstd), a zstd stream read as it grows, MPI ranks' names.
  * The tracer (mtrace.h, mtrace.c) does not use this file. */
 #ifndef TOOL_H
 #define TOOL_H
@@ -108,6 +109,30 @@ void tool_version(const char *prog);
  * differs.  A read error, a corrupt or truncated stream, libzstd missing:
  * tool_fail, one line, with nothing left open. */
 int tool_input(struct tool_err *e, int fd);
+
+/* A zstd stream decompressed as it comes (mtrace-top follows a growing
+ * MTRACE=NAME.zst trace): libzstd.so.1 loaded as tool_input loads it, so
+ * it stays optional.  tool_unzstd_new fails (tool_fail, one line) when the
+ * library cannot be loaded; tool_unzstd_feed gives put() all the text the
+ * n bytes at `in` complete (a frame may stop anywhere: the rest waits for
+ * the next bytes), and fails on data that is not zstd. */
+struct tool_unzstd;
+struct tool_unzstd *tool_unzstd_new(struct tool_err *e);
+void tool_unzstd_feed(struct tool_unzstd *u, const void *in, size_t n,
+                      void (*put)(void *arg, const char *text, size_t len), void *arg);
+/* Did the bytes fed so far stop at the end of a frame or between two
+ * blocks (as the tracer leaves them at each write), not inside one? */
+int tool_unzstd_whole(const struct tool_unzstd *u);
+void tool_unzstd_free(struct tool_unzstd *u);
+
+/* Do the first n bytes of a file say zstd (its magic number, 28 b5 2f fd)?
+ * n < 4: not yet known, 0. */
+int tool_is_zstd(const void *head, size_t n);
+
+/* Basilisk's MPI names: rank r > 0 writes NAME-r.  Returns r, or -1 when
+ * the name has no such suffix ("-0", leading zeros and more than 9 digits
+ * are not rank numbers, nor is a name that is only "-r"). */
+long tool_rank_suffix(const char *name);
 
 /* Writes the file `name` with put(f, arg) (0, or -1 for out of memory):
  * under a temporary name renamed over it at the end, so that a failure

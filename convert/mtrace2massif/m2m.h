@@ -88,7 +88,6 @@ int convert(struct conv *c, struct input *in, FILE *out, FILE *gpf,
 
 /* m2m_ranks.c: several traces (an MPI run's ranks): their ranks, the
  * names of their files, the table. */
-long rank_suffix(const char *name);
 void assign_ranks(struct job *j, size_t n);
 int pattern_varies(const char *pat);
 char *expand(const char *pat, const struct job *j);

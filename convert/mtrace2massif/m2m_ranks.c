@@ -12,27 +12,13 @@
 
 #include "m2m.h"
 
-/* Basilisk's MPI names: rank r > 0 writes NAME-r.  Returns r, or -1 when
- * the name has no such suffix ("-0", leading zeros and more than 9 digits
- * are not rank numbers, nor is a name that is only "-r"). */
-long rank_suffix(const char *name)
-{
-    size_t n = strlen(name), k = n;
-    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
-        k--;
-    if (k == n || n - k > 9 || name[k] == '0' || k < 2 || name[k - 1] != '-' ||
-        name[k - 2] == '/')
-        return -1;
-    return strtol(name + k, NULL, 10);
-}
-
 /* Ranks: r from a NAME-r suffix; 0 for NAME when some NAME-r is given
  * too (whatever the order); for any other name, its position.  "-" is
  * standard input, not a NAME (a trace named "--1" is not its rank 1). */
 void assign_ranks(struct job *j, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        j[i].rank = rank_suffix(j[i].trace);
+        j[i].rank = tool_rank_suffix(j[i].trace);
     for (size_t i = 0; i < n; i++) {
         if (j[i].rank >= 0)
             continue;
@@ -43,7 +29,7 @@ void assign_ranks(struct job *j, size_t n)
         for (size_t k = 0; k < n; k++) {
             const char *t = j[k].trace;
             /* t is NAME-r: a rank suffix starting right after NAME */
-            if (k != i && !strncmp(t, j[i].trace, len) && t[len] == '-' && rank_suffix(t) > 0 &&
+            if (k != i && !strncmp(t, j[i].trace, len) && t[len] == '-' && tool_rank_suffix(t) > 0 &&
                 t[len + 1 + strspn(t + len + 1, "0123456789")] == 0) {
                 j[i].rank = 0;
                 break;

@@ -391,8 +391,25 @@ static void cmd_record(struct conv *c, const char *p, const char *bufend)
     tool_decode(c->cmd, p, end);
 }
 
-/* A metadata record "#NAME ...": #cmd, #pool, #site and the call stacks
- * (stack.c); others are skipped, so that older converters read newer
+/* "#time NS" (the trace's clock, never going back) and "#clock WALL" (its
+ * 0 by the wall clock): kept for mtrace-top's growth per second. */
+static void clock_record(struct conv *c, const char *p, int is_time)
+{
+    uint64_t v;
+    if (!parse_u64(&p, &v) || *p != '\n')
+        tool_fail(&c->e, "%s record: expected '%s'", is_time ? "#time" : "#clock",
+                  is_time ? "#time NS" : "#clock WALL");
+    if (!is_time) {
+        c->p.clock_ns = v, c->p.have_clock = 1;
+        return;
+    }
+    if (c->p.have_time && v < c->p.time_ns)
+        tool_fail(&c->e, "#time went back (%" PRIu64 " -> %" PRIu64 ")", c->p.time_ns, v);
+    c->p.time_ns = v, c->p.have_time = 1;
+}
+
+/* A metadata record "#NAME ...": #cmd, #pool, #site, #time, #clock and
+ * the call stacks (stack.c); others are skipped, so that older converters read newer
  * traces. */
 static void meta_record(struct conv *c, const char *p, const char *end)
 {
@@ -408,6 +425,10 @@ static void meta_record(struct conv *c, const char *p, const char *end)
         stack_record(c, p + 7);
     else if (!strncmp(p, "#site ", 6))
         rename_record(c, p + 6);
+    else if (!strncmp(p, "#time ", 6))
+        clock_record(c, p + 6, 1);
+    else if (!strncmp(p, "#clock ", 7))
+        clock_record(c, p + 7, 0);
 }
 
 /* Process the complete lines in [p, end); end[-1] is '\n'. */
@@ -441,6 +462,11 @@ static void parse_lines(struct conv *c, const char *p, const char *end)
         p = memchr(p, '\n', (size_t)(end - p));
         p++;
     }
+}
+
+void parse_more(struct conv *c, const char *p, const char *end)
+{
+    parse_lines(c, p, end);
 }
 
 /* ------------------------------------------------------------------ */

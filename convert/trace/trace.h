@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* trace.h - a trace read: the parser that mtrace2massif and mtrace-diff
- * share.  parse.c turns the records of one pass into events and gives
+/* trace.h - a trace read: the parser that mtrace2massif, mtrace-diff and
+ * mtrace-top share.  parse.c turns the records of one pass into events and gives
  * them to the heap model the tool sets in struct conv's 'model'
  * (mtrace2massif's Massif accounting, m2m_heap.c; mtrace-diff's per-site
  * counts, diff_trace.c): it calls the model only through those pointers.
@@ -10,7 +10,7 @@
  * the model's counts, and mtrace2massif's snapshots and samples, which
  * the parser does not touch (but for asking whether there are samples).
  * Owns: the records' syntax and checks, the call stacks and their labels.
- * May use: common/ (tool.h).  Used by: mtrace2massif/, mtrace-diff/.
+ * May use: common/ (tool.h).  Used by: mtrace2massif/, mtrace-diff/, mtrace-top/.
  */
 #ifndef TRACE_H
 #define TRACE_H
@@ -152,6 +152,9 @@ struct pass {
     size_t ndef;                /* '@' records seen */
     size_t nstacks;             /* '#stack' records seen */
     int truncated_line;         /* last line had no newline */
+    uint64_t time_ns;           /* the last "#time NS": the trace's clock */
+    uint64_t clock_ns;          /* "#clock WALL": its 0 by the wall clock */
+    int have_time, have_clock;
     /* heap model, as Massif counts */
     uint64_t heap, extra, nblocks;
     uint64_t time_b, time_i;
@@ -257,6 +260,10 @@ struct model {
 /* parse.c: the records of one pass, through the heap model. */
 void run_pass(struct conv *c, struct input *in);
 void rewind_input(struct conv *c, struct input *in);
+/* The complete lines [p, end) of pass 1, read as they come (mtrace-top
+ * follows a growing trace): end[-1] is '\n', PAD readable bytes after it.
+ * c->e.line counts on from the lines given before. */
+void parse_more(struct conv *c, const char *p, const char *end);
 
 /* stack.c: "#depth", "#map", "#stack" (pass 1), then the labels and
  * the tree of contexts; the tree's labels for the output. */

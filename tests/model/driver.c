@@ -382,13 +382,6 @@ static NOINLINE void *do_wrap2(int site, size_t n)
     return p;
 }
 
-/* MODEL_CLEAR_LAST_CALL=1 (model.py's KNOWN_BUG_THREAD_POINTER, while a
-   runtime bug stands): frees of NULL before the end make the thread's last
-   traced calls ones without a pointer, so that the pointers of the calls
-   before them are not found by the reachability scan where the tracer
-   keeps them (a few calls' worth). */
-static int clear_last_call;
-
 /* Zeroes the stack below the caller: what the frames of the calls made
    so far left there is gone before the reachability scan reads the
    stack (the exit handlers' frames take that room, leaving some words as
@@ -396,11 +389,8 @@ static int clear_last_call;
 static NOINLINE void scrub(void)
 {
     char pad[1 << 16];
-    int i;
     memset(pad, 0, sizeof pad);
     __asm__ volatile("" : : "r"(pad) : "memory");
-    for (i = 0; clear_last_call && i < 8; i++)
-        free(launder(NULL));    /* writes no record (see clear_last_call) */
 }
 
 /* many allocations, then as many frees: the tables grow and shrink */
@@ -769,7 +759,6 @@ int main(int argc, char **argv)
         die("usage: driver SCRIPT", 0, 2);
     page = map_page();
     clear_slots();
-    clear_last_call = getenv("MODEL_CLEAR_LAST_CALL") != NULL;
     read_script(argv[1]);
     match_spans();
     /* The ops outside threads, in this frame: a child goes on here with

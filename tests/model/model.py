@@ -30,7 +30,7 @@ written down so that a change of it is seen.  The rules, in one place:
   records (doc/trace-format.md's table): realloc(p, 0) and reallocarray(p,
     0, s) free: `<` only (the second observed); realloc(NULL, n) is `>`,
     reallocarray(NULL, n, s) is `+`; a failing call writes nothing.
-  order (README: "largest first"): summary rows, JSON sites and leak
+  order (doc/guide.md: "largest first"): summary rows, JSON sites and leak
     errors are sorted by bytes, largest first; the documents do not order
     equal figures, and the tracer's order of them is its own (observed:
     mostly the sites' IDs in the trace, but a site whose first call was a
@@ -46,7 +46,7 @@ written down so that a change of it is seen.  The rules, in one place:
     leak error, does not change the exit status, and its blocks are not in
     leaked_blocks (they are in the site's live_blocks); at a site that leaks
     bytes, its 0-byte blocks count in leaked_blocks too.
-  bad frees, continue mode (README, doc/limits.md, doc/report-json.md):
+  bad frees, continue mode (doc/guide.md, doc/limits.md, doc/report-json.md):
     the report at the call (the lines of issue 22's brief, as doc/guide.md
     and tests/tracer/badfree.expected have them since ee9ad4a); the call
     does nothing (a realloc returns NULL, observed); at exit, after the leak
@@ -63,7 +63,7 @@ written down so that a change of it is seen.  The rules, in one place:
     the call, with its tail (doc/trace-format.md).
   a trace with no record is not created (doc/trace-format.md) and the
     JSON's `trace` is then null even at level 1 (observed).
-  fork (doc/processes.md "fork", README, doc/limits.md, doc/design.md):
+  fork (doc/processes.md "fork", doc/guide.md, doc/limits.md, doc/design.md):
     the child writes its own trace NAME.PID and report (doc/report-json.md:
     MTRACE_REPORT's `.PID`), a grandchild NAME.PID too (its own pid: it is
     a forked child of a process whose MTRACE is NAME); its totals, peaks,
@@ -81,7 +81,7 @@ written down so that a change of it is seen.  The rules, in one place:
     <P0> (the program), <P1>, ... in the order the processes start; a run's
     pids are named after the driver's `child PID of PPID` lines (bind_pids).
     More than 8 generations of fork are not defined (doc/limits.md).
-  call stacks (MTRACE_DEPTH=N; README "Call stacks", doc/guide.md,
+  call stacks (MTRACE_DEPTH=N; doc/guide.md "Call stacks",
     doc/report-json.md): under each place of a bad-free report (the bad
     call, the allocation, the first free) and under each leak error, its
     callers `file:line: note: called from f`, up to main, N - 1 of them;
@@ -95,7 +95,7 @@ written down so that a change of it is seen.  The rules, in one place:
   options (issue 37; a run's options are chosen by run_options from the
     script's checksum and the run, so that a script is seen with and
     without each; `--script` takes them as flags):
-    suppressions (MTRACE_SUPPRESS; README, doc/mtrace.7, doc/guide.md "mtrace
+    suppressions (MTRACE_SUPPRESS; doc/mtrace.7, doc/guide.md "mtrace
       in CI", doc/limits.md): fun:GLOB, src:GLOB, src:GLOB:LINE, # comments,
       blank lines; a record's place (its function, its file as the report
       writes it or the file's last component, its line) is suppressed whole
@@ -105,7 +105,7 @@ written down so that a change of it is seen.  The rules, in one place:
       leak", in each process (tagged in a child); a line that is not a
       pattern named at start-up ("FILE:LINE: not a suppression (...): TEXT",
       observed); the JSON's suppressed_* and each site's `suppressed`.
-    the reachability scan (MTRACE_LEAK_CHECK=reachable; README, doc/mtrace.7,
+    the reachability scan (MTRACE_LEAK_CHECK=reachable; doc/guide.md, doc/mtrace.7,
       doc/design.md, doc/limits.md): driver.c's only pointers to blocks are
       the script's (root: a global, link: a word of a block, hold: main's
       frame, live when the process ends by exit); a pointer reaches a block
@@ -119,14 +119,14 @@ written down so that a change of it is seen.  The rules, in one place:
       the run (TOLERATE_STALE, counted), a reachable one called leaked is a
       failure.  No 0-byte block, nor one whose last word is glibc's next
       header, is live in a script that stores pointers (scannable_size).
-    wrappers (MTRACE_ALLOC_FN with MTRACE_DEPTH; README, doc/guide.md,
+    wrappers (MTRACE_ALLOC_FN with MTRACE_DEPTH; doc/guide.md,
       doc/design.md "Wrappers"): names separated by spaces or commas; a
       site in a wrapper is charged to its first caller outside them (the
       leak records, their callers below it); the summary's table is then
       "at peak" by place, every place a row (0 included), "(N more
       places)" past 20, its header even with no row (observed); the JSON's
       sites stay sites.
-    the budget (MTRACE_MAX_HEAP; README, doc/mtrace.7, doc/guide.md): a peak
+    the budget (MTRACE_MAX_HEAP; doc/guide.md, doc/mtrace.7): a peak
       above it is an error naming the peak, the budget as written and the
       peak's record, then the (at most) three sites that held most at the
       peak, those that held any; exit status 1; budget_bytes, over_budget.
@@ -160,9 +160,9 @@ MAXBURST = 100000      # driver.c: a burst of at most 100000 blocks
 HUGE = 1 << 48         # a size no allocator gives (observed: ENOMEM, NULL)
 ABORT_STATUS = 134     # SIGABRT, as a shell reports it (guide: "exit status 134")
 GUARD_STATUS = 77      # driver.c: a freed address was handed out again
-FREED_MAX = 1 << 20    # MTRACE_FREED_MAX's default (README): the model stays below it
-LEAK_RECORDS = 30      # leak records printed (README: MTRACE_LEAK_RECORDS, no stacks)
-LEAK_RECORDS_STACKS = 10   # ... and with call stacks (README)
+FREED_MAX = 1 << 20    # MTRACE_FREED_MAX's default (doc/guide.md): the model stays below it
+LEAK_RECORDS = 30      # leak records printed (doc/guide.md: MTRACE_LEAK_RECORDS, no stacks)
+LEAK_RECORDS_STACKS = 10   # ... and with call stacks (doc/guide.md)
 GENERATIONS = 8        # a child remembers 8 generations of fork back (doc/limits.md)
 
 EMPTY, LIVE, FREED = 'empty', 'live', 'freed'
@@ -234,7 +234,7 @@ SOURCE_DIR = None      # where driver.c is compiled (run.sh: in its own director
 
 
 def report_path(path, cwd):
-    """A source path as the exit report writes it (README, doc/limits.md):
+    """A source path as the exit report writes it (doc/guide.md, doc/limits.md):
     relative to the directory the program runs in when it lies below it,
     else absolute, in the exit report and in the bad-free reports.  The
     trace keeps __FILE__ as the compiler got it."""
@@ -274,7 +274,7 @@ SUPP_NAME = 'mtrace.supp'   # the file, as MTRACE_SUPPRESS names it (the run's d
 
 
 def parse_suppressions(lines):
-    """The file's lines (README, doc/mtrace.7): `fun:GLOB` (the place's
+    """The file's lines (doc/guide.md, doc/mtrace.7): `fun:GLOB` (the place's
     function), `src:GLOB` (its file), `src:GLOB:LINE`; blank lines and
     lines starting with # skipped; any other line is not a pattern.
     Returns ([(line number, kind, glob, line or None)], [(line number,
@@ -542,7 +542,7 @@ class Accounts:
         return self.chains_at_peak
 
     def ranked(self, figure, ties=None):
-        """Sites by a figure, largest first (README).  The documents do not
+        """Sites by a figure, largest first (doc/guide.md).  The documents do not
         order equal figures, and the tracer's order is its own (observed:
         mostly the trace's ID order, but not when a site's first call was a
         bad realloc): among equal figures, `ties` (site -> position in the
@@ -600,7 +600,7 @@ class Model:
         self.reach = bool(self.opts.get('reach'))
         self.budget = parse_size(self.opts.get('budget'))
         self.patterns, self.malformed = parse_suppressions(self.opts.get('supp'))
-        # MTRACE_ALLOC_FN (README: "with MTRACE_DEPTH"): the wrappers' names
+        # MTRACE_ALLOC_FN (doc/guide.md: "with MTRACE_DEPTH"): the wrappers' names
         self.wrappers = set(re.split(r'[ ,]+', self.opts.get('alloc_fn') or '')) - {''} if stacks else set()
         self.keep_records = keep_records and level == 1
         self.p = Proc(0, keep_records=self.keep_records)
@@ -625,7 +625,7 @@ class Model:
 
     def line(self, marker, what):
         """A bad-free report's line: its place written as the exit report
-        writes paths (README, doc/limits.md), though made while the
+        writes paths (doc/guide.md, doc/limits.md), though made while the
         program runs."""
         place, func = self.exit_where(marker)
         return '%s: %s (in %s)' % (place, what, func)
@@ -648,7 +648,7 @@ class Model:
         func, file, line = self.exit_site(marker)
         return '%s:%d' % (file, line), func
     def place(self, marker, what, chain):
-        """A place of a report, with its callers under it (README: "each
+        """A place of a report, with its callers under it (doc/guide.md: "each
         place has its callers under it", as `file:line: note: called from
         f`)."""
         return [self.line(marker, what)] + ['%s:%d: note: called from %s' % (file, line, func)
@@ -656,7 +656,7 @@ class Model:
 
     def callers(self, op):
         """The callers of op's call that the reports show with MTRACE_DEPTH
-        (README "Call stacks", doc/guide.md): the function that called the
+        (doc/guide.md "Call stacks"): the function that called the
         site's function, its caller, ... up to main, N - 1 of them for
         MTRACE_DEPTH=N (the site counts as one); none for a place in main.
         driver.c: do_NAME <- perform <- main, or do_NAME <- perform <-
@@ -738,7 +738,7 @@ class Model:
         if not block.inherited:
             self.acct.record(record, block.site, block.size, block.chain)
             if record == '-' and block is self.newest:
-                # freed before any other allocation: a temporary (README)
+                # freed before any other allocation: a temporary (doc/guide.md)
                 self.acct.temporary[block.site] += 1
                 self.newest = None
         block.free_site, block.free_chain = op.marker(), self.callers(op)
@@ -948,7 +948,7 @@ class Model:
 
     def op_libc(self, op):
         """The C library allocates a string (asprintf), which driver.c
-        frees: not traced, and freeing it is silent (README "What is
+        frees: not traced, and freeing it is silent (doc/guide.md "What is
         traced"), no record.  It may have taken any freed block's address:
         the tombstone goes then (doc/design.md), in every generation."""
         if op.args[0] >= MAXSTR:
@@ -1062,7 +1062,7 @@ class Model:
 
     # -- what a process must print and write
     def exit_status(self, proc=None):
-        """README: leaks (and, with MTRACE_DOUBLE_FREE=continue, a bad free
+        """doc/guide.md: leaks (and, with MTRACE_DOUBLE_FREE=continue, a bad free
         gone past) turn a status of 0 into 1; any other status is kept.  A
         child's own leaks likewise (doc/processes.md)."""
         proc = proc or self.main
@@ -1074,7 +1074,7 @@ class Model:
 
     def reached(self, proc):
         """The process's own live blocks that the scan finds
-        (MTRACE_LEAK_CHECK=reachable; README, doc/mtrace.7, doc/design.md):
+        (MTRACE_LEAK_CHECK=reachable; doc/guide.md, doc/mtrace.7, doc/design.md):
         from the globals (root) and main's words (hold, while main's frame
         is there: the process ended by exit), then through the pointers
         stored in the blocks found (link); a pointer reaches a block from
@@ -1097,7 +1097,7 @@ class Model:
 
     def charged(self, site, chain):
         """(file, line, function, callers): where a site's bytes with these
-        callers are charged.  With MTRACE_ALLOC_FN and stacks (README,
+        callers are charged.  With MTRACE_ALLOC_FN and stacks (doc/guide.md,
         doc/guide.md, doc/design.md "Wrappers"), a site in a wrapper is
         charged to its first caller outside the wrappers, the callers below
         that one under it; else the site itself."""
@@ -1111,7 +1111,7 @@ class Model:
 
     def records(self, proc):
         """The places with live bytes at exit, as the leak report groups
-        them (README "Leaks": one record per place, per place and callers
+        them (doc/guide.md "The leak report": one record per place, per place and callers
         with MTRACE_DEPTH, records that read the same merged):
         {(file, line, func, callers): [bytes, blocks, reachable bytes,
         reachable blocks, [sites]]}."""
@@ -1187,11 +1187,11 @@ class Model:
         return rb, rn
 
     def leaks(self, proc=None):
-        """The leak errors (README "Leaks"): see outcome."""
+        """The leak errors (doc/guide.md "The leak report"): see outcome."""
         return self.outcome(proc)[0]
 
     def summary(self, proc):
-        """Levels 1 and 2 (README, doc/guide.md's "The summary")."""
+        """Levels 1 and 2 (doc/guide.md's "The summary")."""
         acct = proc.acct
         lines = ['*** MTRACE: max resident  set size: RSS bytes',
                  '*** MTRACE: max traced memory size: %10d bytes (tracing overhead PCT)' % acct.peak]
@@ -1206,7 +1206,7 @@ class Model:
             if len(ranked) > 20:
                 lines.append('%10s   (%d more sites)' % ('...', len(ranked) - 20))
         calls, temporary = sum(acct.allocs.values()), sum(acct.temporary.values())
-        if temporary >= 10 and temporary * 100 > calls * 10:     # README: over 10%, at least 10
+        if temporary >= 10 and temporary * 100 > calls * 10:     # doc/guide.md: over 10%, at least 10
             top = acct.ranked(acct.temporary, proc.ties['temporary'])[0]
             place, func = self.exit_where(top)
             lines.append('*** MTRACE: %d of %d allocations (%.1f%%) were temporary (freed before any other '
@@ -1224,7 +1224,7 @@ class Model:
         return lines
 
     def at_peak_table(self, proc):
-        """The summary's table with MTRACE_ALLOC_FN and stacks (README
+        """The summary's table with MTRACE_ALLOC_FN and stacks (doc/guide.md
         "Use", doc/design.md "Wrappers"): what each place held at the
         global peak, the places charged as the leak report charges them,
         largest first; every place that allocated has its row, 0 included
@@ -1252,12 +1252,12 @@ class Model:
         return lines
 
     def over_budget(self, proc):
-        """MTRACE_MAX_HEAP (README, doc/report-json.md): peak_bytes >
+        """MTRACE_MAX_HEAP (doc/guide.md, doc/report-json.md): peak_bytes >
         budget_bytes, each process by its own peak."""
         return self.budget is not None and proc.acct.peak > self.budget
 
     def budget_lines(self, proc):
-        """The budget error (README, doc/mtrace.7, doc/guide.md "mtrace in
+        """The budget error (doc/mtrace.7, doc/guide.md "mtrace in
         CI"): the peak, the budget, the peak's record; then the three sites
         that held most at the peak, those that held any (observed), largest
         first, their notes not tagged in a child (observed, as callers);
@@ -1329,7 +1329,7 @@ class Model:
     def stderr(self):
         """The program's stderr: each process's bad-free reports at the call
         (not tagged, observed), each one's exit report when it ends."""
-        # MTRACE_SUPPRESS's lines that are not patterns, at start-up (README:
+        # MTRACE_SUPPRESS's lines that are not patterns, at start-up (doc/guide.md:
         # "malformed lines ... named by FILE:LINE"; the text observed)
         out = ['*** MTRACE: %s:%d: not a suppression (fun:NAME, src:FILE or src:FILE:LINE): %s' % (SUPP_NAME, n, t)
                for n, t in self.malformed]
@@ -1917,8 +1917,6 @@ def run_driver(binary, ops, level, mode, workdir, tag, stacks=None, opts=None):
     # program's thread for half the runs, the writer thread for the rest.
     if zlib.crc32(tag.encode()) % 2:
         env['MTRACE_WRITER'] = '0'
-    if KNOWN_BUG_THREAD_POINTER:
-        env['MODEL_CLEAR_LAST_CALL'] = '1'
     if mode == 'continue':
         env['MTRACE_DOUBLE_FREE'] = 'continue'
     if stacks:
@@ -2464,7 +2462,7 @@ def run_options(ops, sites, level, mode, stacks=None):
 
 
 def parse_size(text):
-    """MTRACE_MAX_HEAP's SIZE (README): bytes, or with K, M or G (1024^n);
+    """MTRACE_MAX_HEAP's SIZE (doc/guide.md): bytes, or with K, M or G (1024^n);
     None for none."""
     if text is None:
         return None
@@ -2483,21 +2481,9 @@ def budget_text(rng, ops, sites):
                        '%dK' % max(1, peak // 1024), '1M'])
 
 
-# A runtime bug (issue 37; /tmp/wtm-bugs/thread-realloc.c, thread-free.c):
-# under MTRACE_LEAK_CHECK=reachable the pointer that a thread's last traced
-# call was given or returned (free, realloc, a bad free) stays in the
-# tracer's state of that thread, where the scan finds it (a finished
-# thread's stack mapping holds its TLS): the block realloc returned is
-# "still reachable", and so is any block that takes a freed address later.  While this switch is on, driver.c makes a
-# free(NULL) before each thread and process ends (MODEL_CLEAR_LAST_CALL),
-# which writes no record and leaves no pointer; remove it once the bug is
-# fixed.
-KNOWN_BUG_THREAD_POINTER = True
-
-
 def wrapper_list(rng):
     """MTRACE_ALLOC_FN: some of the wrappers' names (and others), separated
-    by spaces or commas (README, doc/guide.md, tests/depth.sh)."""
+    by spaces or commas (doc/guide.md, tests/depth.sh)."""
     names = [n for n in ('x_alloc', 'x_alloc2', 'do_wrap', 'nosuch_alloc') if rng.random() < 0.6] or ['x_alloc']
     rng.shuffle(names)
     text = names[0]

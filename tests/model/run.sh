@@ -69,7 +69,7 @@ case $suppress in /*|'') ;; *) suppress=$PWD/$suppress ;; esac
 # in the one-line use (the runtime compiled in).  It is compiled from its own
 # directory so that its sites are `driver.c:LINE`, as the model expects, and
 # with frame pointers and no tail calls, so that MTRACE_DEPTH runs walk
-# every caller (README "Call stacks").
+# every caller (doc/guide.md "Call stacks").
 build() {
     local use=$1 level=$2 traced linked
     if [ "$use" = lib ]; then

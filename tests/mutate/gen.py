@@ -92,9 +92,11 @@ SKIP_FILES = {"convert/html/m2m_html_page.c", "convert/html/diff_html_page.c"}
 # File (a regular expression on the path, first match) -> the suites that
 # cover it, fastest first.  The runtime's files: the fast suites that run
 # traced programs (inputs 2 s, ci 5-9, gaps 6-9, writer 9, zstd 8, depth
-# 6-14, model 15-26, hardening 28-50), a file's own suite before them.
-RUNTIME = "inputs ci gaps writer zstd depth model hardening"
+# 6-14, promises 10, model 15-26, hardening 28-50), a file's own suite
+# before them.  (promises: the documented bounds, at, below and above.)
+RUNTIME = "inputs ci gaps writer zstd depth promises model hardening"
 SUITES_BY_FILE = [
+    (r"runtime/guard\.c$", "heapcheck modelheap " + RUNTIME),
     (r"runtime/zstd\.c$", "zstd " + RUNTIME),
     (r"runtime/(write|ring)\.c$", "writer " + RUNTIME),
     (r"runtime/(stacks|callers|names|annotate)\.c$", "depth " + RUNTIME),

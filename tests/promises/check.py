@@ -76,6 +76,61 @@ def blocks(path):
     return out
 
 
+ROFF_ESCAPES = [("\\-", "-"), ("\\(em", "\u2014"), ("\\(en", "\u2013"), ("\\(bu", "*"),
+                ("\\(aq", "'"), ("\\(dq", '"'), ("\\(lq", '"'), ("\\(rq", '"'), ("\\&", ""),
+                ("\\|", ""), ("\\ ", " "), ("\\(ha", "^"), ("\\c", ""), ("\\e", "\\")]
+ROFF_FONT = re.compile(r"\\f(\[[A-Z]*\]|\(..|.)")
+ROFF_BREAK = (".PP", ".LP", ".P", ".TP", ".IP", ".sp", ".RS", ".RE", ".br", ".in", ".HP")
+
+
+def roff_text(line):
+    """A line of a man page as the reader sees it: font requests joined
+    (.B a b: "a b"; .BR a b: "ab", the alternating forms), escapes made
+    characters, fonts dropped."""
+    if line.startswith("."):
+        request, _, rest = line.partition(" ")
+        args = [a[1:-1] if len(a) > 1 and a.startswith('"') else a
+                for a in re.findall(r'"[^"]*"|(?:\\ |\S)+', rest)]
+        line = (" " if request in (".B", ".I", ".SM", ".SB") else "").join(args)
+    line = ROFF_FONT.sub("", line)
+    for escape, char in ROFF_ESCAPES:
+        line = line.replace(escape, char)
+    return line
+
+
+def roff_blocks(path):
+    """A man page's blocks, as blocks() gives a Markdown document's: a
+    paragraph from a break request (.PP, .TP, .IP, ...) to the next; the
+    sections .SH and .SS are headings; .nf/.fi and .EX/.EE (examples) and
+    comments are left out.  A .TP's tag begins its paragraph."""
+    heading, out, para, fill = "", [], [], True
+
+    def flush():
+        if para:
+            out.append((heading, "para", " ".join(s for s in para if s)))
+            para.clear()
+    for line in open(path, encoding="utf-8").read().split("\n"):
+        request = line.split(" ", 1)[0]
+        if line.startswith(('.\\"', "'\\\"")) or request in (".TH", ".ad", ".na", ".hy", ".nh"):
+            continue
+        if request in (".nf", ".EX"):
+            flush()
+            fill = False
+        elif request in (".fi", ".EE"):
+            fill = True
+        elif not fill:
+            continue
+        elif request in (".SH", ".SS"):
+            flush()
+            heading = roff_text(line.partition(" ")[2]).strip('"')
+        elif request in ROFF_BREAK or not line.strip():
+            flush()
+        else:
+            para.append(roff_text(line).strip())
+    flush()
+    return out
+
+
 def sentences(text):
     """A paragraph cut into sentences: after '.', '?', '!' or '.)' (outside
     a `code` span) followed by a blank and a capital, a backquote or '('."""
@@ -98,7 +153,7 @@ def statements(path):
     of that section only (the heading's text, without its #s)."""
     out = []
     path, _, section = path.partition("#")
-    for heading, kind, text in blocks(path):
+    for heading, kind, text in (roff_blocks if re.search(r"\.[1-9]$", path) else blocks)(path):
         if section and heading != section:
             continue
         for s in ([text] if kind == "row" else sentences(text)):
@@ -136,7 +191,7 @@ def suite_source(suite):
     folder = os.path.join(TOP, "tests", suite)
     if os.path.isdir(folder):
         for name in sorted(os.listdir(folder)):
-            if name.endswith((".sh", ".awk", ".py")):
+            if name.endswith((".sh", ".awk", ".py", ".js")):
                 text += open(os.path.join(folder, name), encoding="utf-8", errors="replace").read()
     return text if os.path.exists(path) else None
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The reachability scan's edges (limits.md: "any word that looks like a
    pointer into a block keeps it"; "memory the program got from mmap
-   itself is not scanned"; README: the scan reads "the program's data").
+   itself is not scanned"; doc/guide.md: the scan reads "the program's data").
    Blocks of 16 bytes: START held by a pointer to its first byte (in
    .bss), LAST by one to its last byte (in .data), MMAPPED only by a
    pointer stored in the program's own mapping: lost. */

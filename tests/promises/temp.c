@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* N allocations, each freed before the next (all temporary): the README's
+/* N allocations, each freed before the next (all temporary): the guide's
    line about temporaries needs more than 10% of them and at least 10. */
 #include <stdlib.h>
 int main(int argc, char **argv)
