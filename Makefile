@@ -256,10 +256,13 @@ bench-build: bench-compile
 	LUA_SRC="$(LUA_SRC)" bench/build.sh
 bench-compile:
 	bench/compile.sh
+# the heap check against glibc's MALLOC_CHECK_, Electric Fence and ASan (bench/heapcheck.sh; in `make bench` too)
+bench-heapcheck: libmtrace.so
+	bench/heapcheck.sh
 # the floors apart from the tracer: exact order with threads, level 1's writing, a side table's miss
 bench-floor: libmtrace.so
 	bench/floor.sh
-.PHONY: bench bench-quick bench-stacks bench-build bench-compile bench-floor
+.PHONY: bench bench-quick bench-stacks bench-build bench-compile bench-floor bench-heapcheck
 # --- end bench ---
 
 # The runtime as one file, as SQLite ships its amalgamation: mtrace.c with

@@ -65,7 +65,7 @@
      MTRACE_ALLOC_FN="f g"    with MTRACE_DEPTH: wrappers charged to their
                               callers in the summary and the leak report
      MTRACE_CHECK=heap        guard bytes, fills and a quarantine
-                              (MTRACE_QUARANTINE=SIZE, default 4M): writes
+                              (MTRACE_QUARANTINE=SIZE, default 256K): writes
                               past the end, before the start or after free
                               reported as a double free is, at free,
                               realloc, exit, mtrace_check_heap(), or every

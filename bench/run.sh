@@ -20,7 +20,10 @@
 # binary run with MTRACE_DEPTH unset, 8 and 30, in the same rotating rounds
 # as the uninstrumented program and the level-1 build without frame
 # pointers; the report's "Call stacks (issue 13)" tables.
-# Then the tool benchmarks: bench/ms_print.sh and bench/mtrace2massif.sh.
+# Then the heap check against glibc's check, Electric Fence and ASan
+# (bench/heapcheck.sh, without BENCH_ONLY; BENCH_HEAPCHECK=0 skips it,
+# `make bench-heapcheck` runs it alone).  Then the tool benchmarks: bench/ms_print.sh and
+# bench/mtrace2massif.sh.
 # Progress goes to stderr.  Traces and builds live in a temporary
 # directory that is removed at exit.
 #
@@ -339,6 +342,14 @@ tool() {
     tail -n 20 "$W/tool.out"
     echo '```'
 }
+# ---- the heap check against its peers (bench/heapcheck.sh) ------------------------------
+# in the whole suite (no BENCH_ONLY); BENCH_HEAPCHECK=0 skips it; alone: make bench-heapcheck
+if [ "${BENCH_HEAPCHECK:-1}" != 0 ] && [ -z "$ONLY" ]; then
+    echo
+    say "running bench/heapcheck.sh"
+    TMPDIR=$W BENCH_PEER_RUNS=$PEER_RUNS "$TOP/bench/heapcheck.sh" $([ "$MODE" = quick ] && echo --quick) ||
+        error "bench/heapcheck.sh: a wrong checksum or a failed build (see its lines above)"
+fi
 echo
 echo "### Tools"
 echo

@@ -167,13 +167,11 @@ static MTRACE_ONE_COPY void *mtrace_move_checked(struct mtrace_table *heir, stru
     unsigned alloc = mtrace_b_site(b), by;
     size_t old = mtrace_b_size(b);
     struct mtrace_site *at = d ? d : &mtrace_untraced_site;
-    void *q = n ? mtrace_guard_new(n, 16, 0) : 0;
+    void *q = n ? mtrace_guard_copy(p, old, n) : 0;
     if (!q && n) {
         mtrace_unlock();
         return 0;               /* no memory: p stays as it was */
     }
-    if (q)
-        memcpy(q, p, old < n ? old : n);
     by = mtrace_freer(at, c);
     mtrace_moved(heir, b, q, n, site, by, first);
     if (mtrace_guard_free((char *)p, old, alloc, by, at, c, "realloc"))

@@ -27,11 +27,18 @@
    New blocks are filled with MTRACE_FILL_NEW (calloc's stay zero), freed
    ones with MTRACE_FILL_FREED, marked MTRACE_MARK_FREED and held in the
    quarantine, a ring in the tracer's own pages, oldest first, until the
-   bytes it holds pass MTRACE_QUARANTINE (4 MiB by default; the ring grows
-   with what it holds, up to 1 M blocks); a block that
-   leaves is checked, then given to the C library.  Its tombstone stays in
-   the table meanwhile (its address cannot come back), so a double free of
-   a quarantined block is always named.
+   bytes it holds pass MTRACE_QUARANTINE (256 KiB by default; the ring
+   grows with what it holds, up to 1 M blocks); a block that leaves is
+   checked (its fill read whole up to 4 KiB, sampled past that:
+   mtrace_fill_whole), then given to the C library.  Its tombstone stays
+   in the table meanwhile (its address cannot come back), so a double free
+   of a quarantined block is always named.  The default was 4 MiB: the
+   quarantine is most of the check's cost, since a held block's memory is
+   not reused, the C library hands out memory gone cold in the cache, and
+   the table keeps three times the tombstones (bench's churn, 20 M
+   operations, a loaded machine: 3.5x to 4.6x level 2's CPU time and 30
+   MB at 4 MiB, 2.15x and 12.5 MB at 256 KiB, 1.8x and 11.5 MB holding
+   none; bench/RESULTS.md).
 
    Only blocks of the C library's heap table are checked: a pool's
    (MTRACE_MALLOCLIKE) are the program's own memory.  The check needs every
@@ -48,7 +55,7 @@ MTRACE_COLD_FILE_BEGIN      /* off the per-call path, MTRACE_HOT aside: runtime/
 #define MTRACE_MARK_FREED 0xF8F8F8F8F8F8F8F8ULL   /* ...in the quarantine, */
 #define MTRACE_MARK_KEPT 0xF7F7F7F7F7F7F7F7ULL    /* ...front damaged: never given back */
 #define MTRACE_SIZE_KEY 0x6D74726163653338ULL     /* mixed into n and F: no plain number */
-#define MTRACE_HELD_DEFAULT ((size_t)4 << 20)      /* MTRACE_QUARANTINE's default */
+#define MTRACE_HELD_DEFAULT ((size_t)256 << 10)    /* MTRACE_QUARANTINE's default: see below */
 #define MTRACE_HELD_MAX ((size_t)1 << 20)         /* blocks the ring holds at most */
 
 static uint64_t mtrace_word_at(const char *a)
@@ -69,19 +76,34 @@ static size_t mtrace_back_len(size_t n)
     return ((n + 7) & ~(size_t)7) - n + 16;
 }
 
+#define MTRACE_ALL(c) (0x0101010101010101ULL * (c))     /* 8 bytes of byte c, one word */
+
+/* The back guard of n bytes at p written: three words, the last one
+   overlapping the second where the guard is shorter than 24 bytes (no
+   call to memset for 16 to 23 bytes; with the checks by words and
+   mtrace_first_not's memcmp, churn under the check took 0.73x the CPU
+   time it had, holding no block). */
+static void mtrace_back_put(char *p, size_t n)
+{
+    size_t len = mtrace_back_len(n);
+    mtrace_word_put(p + n, MTRACE_ALL(MTRACE_GUARD_BYTE));
+    mtrace_word_put(p + n + 8, MTRACE_ALL(MTRACE_GUARD_BYTE));
+    mtrace_word_put(p + n + len - 8, MTRACE_ALL(MTRACE_GUARD_BYTE));
+}
+
 static void mtrace_guard_set(char *p, size_t n, size_t f)
 {
     mtrace_word_put(p - 16, (uint64_t)n ^ MTRACE_SIZE_KEY);
     mtrace_word_put(p - 8, f == 16 ? MTRACE_MARK_PLAIN : MTRACE_MARK_ALIGNED);
     if (f > 16)
         mtrace_word_put(p - 24, (uint64_t)f ^ MTRACE_SIZE_KEY);
-    memset(p + n, MTRACE_GUARD_BYTE, mtrace_back_len(n));
+    mtrace_back_put(p, n);
 }
 
 /* A checked block of n bytes aligned to `align` (a power of two; 16 or
-   less: malloc's), its guards written and its bytes filled (`zero`:
-   calloc's zeros).  Called with or without the lock. */
-static MTRACE_ONE_COPY void *mtrace_guard_new(size_t n, size_t align, int zero)
+   less: malloc's), its guards written, its bytes as the C library gave
+   them (`zero`: calloc's zeros).  Called with or without the lock. */
+static void *mtrace_guard_raw(size_t n, size_t align, int zero)
 {
     size_t f = align > 16 ? align : 16;
     char *raw, *p;
@@ -99,10 +121,31 @@ static MTRACE_ONE_COPY void *mtrace_guard_new(size_t n, size_t align, int zero)
         return 0;
     p = raw + f;
     mtrace_guard_set(p, n, f);
-    if (!zero)
-        memset(p, MTRACE_FILL_NEW, n);
-    else if (f > 16)
+    if (zero && f > 16)
         memset(p, 0, n);
+    return p;
+}
+
+/* mtrace_guard_raw's block, its bytes filled (`zero`: calloc's zeros). */
+static MTRACE_ONE_COPY void *mtrace_guard_new(size_t n, size_t align, int zero)
+{
+    char *p = (char *)mtrace_guard_raw(n, align, zero);
+    if (p && !zero)
+        memset(p, MTRACE_FILL_NEW, n);
+    return p;
+}
+
+/* A checked block of n bytes that starts with the `old` bytes at `from`:
+   only the bytes past them are filled (realloc moves every checked
+   block: filling the whole new block first wrote the copied part twice). */
+static MTRACE_ONE_COPY void *mtrace_guard_copy(const void *from, size_t old, size_t n)
+{
+    char *p = (char *)mtrace_guard_raw(n, 16, 0);
+    size_t kept = old < n ? old : n;
+    if (p) {
+        memcpy(p, from, kept);
+        memset(p + kept, MTRACE_FILL_NEW, n - kept);
+    }
     return p;
 }
 
@@ -139,6 +182,8 @@ static size_t mtrace_front_damage(const char *p, size_t n)
     unsigned char want[24];
     uint64_t size = (uint64_t)n ^ MTRACE_SIZE_KEY, mark, f;
     unsigned i, plain = 0, aligned = 0, len = 16;
+    if (mtrace_word_at(p - 8) == MTRACE_MARK_PLAIN && mtrace_word_at(p - 16) == size)
+        return 0;               /* the usual case, by words */
     for (i = 0; i < 8; i++) {
         plain += (unsigned char)p[(int)i - 8] == (MTRACE_MARK_PLAIN & 0xFF);
         aligned += (unsigned char)p[(int)i - 8] == (MTRACE_MARK_ALIGNED & 0xFF);
@@ -165,6 +210,9 @@ static size_t mtrace_front_damage(const char *p, size_t n)
 static size_t mtrace_back_damage(const char *p, size_t n)
 {
     size_t i = mtrace_back_len(n);
+    if (mtrace_word_at(p + n) == MTRACE_ALL(MTRACE_GUARD_BYTE) && mtrace_word_at(p + n + 8) == MTRACE_ALL(MTRACE_GUARD_BYTE)
+        && mtrace_word_at(p + n + i - 8) == MTRACE_ALL(MTRACE_GUARD_BYTE))
+        return 0;               /* whole: the three words mtrace_back_put wrote */
     while (i > 0 && (unsigned char)p[n + i - 1] == MTRACE_GUARD_BYTE)
         i--;
     return i;
@@ -180,41 +228,63 @@ static int mtrace_look_live(const char *p, size_t n, struct mtrace_damage *d)
     return d->before || d->after;
 }
 
-/* The first of the n bytes at p that is not c, or n: 256 bytes at a time
-   with the C library's memcmp, then a word at a time (the quarantine's
-   blocks are read whole as they leave: byte by byte, that was a third of
-   a churning program's time).  The pattern is this copy's own (lock
-   held: one line per traced file has its own copy of the runtime). */
+/* The first of the n bytes at p that is not c, or n: up to 256 bytes at a
+   time with the C library's memcmp against a block of c (the
+   quarantine's blocks are read as they leave: byte by byte, that was a
+   third of a churning program's time; a loop of words, a tenth), then
+   byte by byte inside the 256 that differ.  The pattern
+   is this copy's own (lock held: one line per traced file has its own
+   copy of the runtime). */
 static size_t mtrace_first_not(const char *p, size_t n, unsigned char c)
 {
     static unsigned char pattern[256];
-    uint64_t all = 0x0101010101010101ULL * c, w;
-    size_t i = 0;
+    size_t i = 0, k;
     if (pattern[0] != c)
         memset(pattern, c, sizeof pattern);
-    while (i + sizeof pattern <= n && !memcmp(p + i, pattern, sizeof pattern))
-        i += sizeof pattern;
-    while (i + 8 <= n) {
-        memcpy(&w, p + i, 8);
-        if (w != all)
+    for (; i < n; i += k) {
+        k = n - i < sizeof pattern ? n - i : sizeof pattern;
+        if (memcmp(p + i, pattern, k))
             break;
-        i += 8;
     }
     while (i < n && (unsigned char)p[i] == c)
         i++;
     return i;
 }
 
-/* A freed block's fill into d; 1 if written since. */
+/* Is the fill of held block p of n bytes whole where it is read: its
+   first MTRACE_FILL_READ bytes, and beyond them the first word of every
+   MTRACE_FILL_STRIDE bytes and the last word.  A block held and read
+   whole costs a pass over memory that has gone cold in the quarantine;
+   the words sampled past the bound find a memset, memcpy or loop into a
+   large freed buffer at a line in eight (guide.md, limits.md). */
+#define MTRACE_FILL_READ 4096
+#define MTRACE_FILL_STRIDE 512
+static int mtrace_fill_whole(const char *p, size_t n)
+{
+    size_t i;
+    if (n <= MTRACE_FILL_READ)
+        return mtrace_first_not(p, n, MTRACE_FILL_FREED) == n;
+    if (mtrace_first_not(p, MTRACE_FILL_READ, MTRACE_FILL_FREED) != MTRACE_FILL_READ
+        || mtrace_word_at(p + n - 8) != MTRACE_ALL(MTRACE_FILL_FREED))
+        return 0;
+    for (i = MTRACE_FILL_READ; i + 8 <= n; i += MTRACE_FILL_STRIDE)
+        if (mtrace_word_at(p + i) != MTRACE_ALL(MTRACE_FILL_FREED))
+            return 0;
+    return 1;
+}
+
+/* A freed block's fill into d; 1 if written since (seen where
+   mtrace_fill_whole reads; the bytes reported, from the first to the
+   last written, are then read whole). */
 static int mtrace_look_freed(const char *p, size_t n, struct mtrace_damage *d)
 {
     size_t i;
     memset(d, 0, sizeof *d);
     d->n = n;
     d->freed = 1;
-    if ((i = mtrace_first_not(p, n, MTRACE_FILL_FREED)) == n)
+    if (mtrace_fill_whole(p, n))
         return 0;
-    d->from = i;
+    d->from = mtrace_first_not(p, n, MTRACE_FILL_FREED);
     for (i = n; (unsigned char)p[i - 1] == MTRACE_FILL_FREED; i--)
         ;
     d->to = i - 1;
@@ -377,7 +447,7 @@ static int mtrace_check_live(struct mtrace_table *t, struct mtrace_site *by, con
             char *p = (char *)mtrace_b_addr(b);
             if (!mtrace_live(b) || !mtrace_look_live(p, mtrace_b_size(b), &d))
                 continue;
-            memset(p + d.n, MTRACE_GUARD_BYTE, mtrace_back_len(d.n));
+            mtrace_back_put(p, d.n);
             if (d.before)
                 mtrace_word_put(p - 8, MTRACE_MARK_KEPT);
             d.alloc = mtrace_b_site(b);
@@ -511,13 +581,13 @@ static MTRACE_ONE_COPY void *mtrace_guard_adopt(void *p, size_t n)
         return mtrace_guard_new(n, 16, 0);
     if (n == 0)
         return mtrace_guard_libc_realloc(p, 0);
-    if (!(q = mtrace_guard_new(n, 16, 0)))
+    if (!(q = mtrace_guard_raw(n, 16, 0)))
         return 0;
     if (!(moved = mtrace_guard_libc_realloc(p, n))) {
         mtrace_guard_give_back(q);
         return 0;
     }
-    memcpy(q, moved, n);        /* (past the old size: the C library's bytes) */
+    memcpy(q, moved, n);        /* (past the old size: the C library's bytes; no fill to write first) */
     mtrace_libc_free(moved);
     return q;
 }
@@ -540,7 +610,7 @@ static void mtrace_read_check(void)
     mt.check = 1;
     mt.check_every = mtrace_read_size("MTRACE_CHECK_EVERY", "a number of calls", "no check every N calls");
     mt.held_budget = q && !strcmp(q, "0") ? 0 : mtrace_read_size("MTRACE_QUARANTINE", "a size (bytes, or with K, M or G)",
-                                                                "the default, 4M");
+                                                                "the default, 256K");
     if (!mt.held_budget && !(q && !strcmp(q, "0")))
         mt.held_budget = MTRACE_HELD_DEFAULT;
 }

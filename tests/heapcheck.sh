@@ -109,8 +109,33 @@ hc $e every
 check "MTRACE_CHECK_EVERY unset: a damaged live block waits for its free" \
     bash -c "grep -q 'found at this free' $e.every.err && ! grep -q 'check every' $e.every.err"
 hc $e freed
-check "the default quarantine (4M) holds the block to the end: found at exit" \
+check "the default quarantine (256K) holds the block to the end: found at exit" \
     grep -q "written after it was freed, bytes 8-11 (found at exit)" $e.freed.err
+# held bytes: 16 + n + the back guard's 16 to 23 a block; 40 -> 72, then
+# 262040 -> 262072: 262144 in all, the default budget exactly; one more
+# byte is 262152 (the guard 23), and the oldest leaves
+hc $e push-262040
+check "the default quarantine, 256K: blocks of 256K in all stay held (found at exit)" \
+    grep -q "a 40-byte block allocated here was written after it was freed, bytes 8-11 (found at exit)" $e.push-262040.err
+hc $e push-262041
+has "the default quarantine, 256K: a byte more asked (8 more held), and the oldest leaves (found at the free that pushed it)" $e.push-262041.err \
+    "heap.c:$(L push): error: a 40-byte block was written after it was freed, bytes 8-11 (found as it left the quarantine, at this free) (in main)"
+# a held block's fill is read whole up to 4096 bytes, then the first word
+# of every 512 and the last word (a 6000-byte block: 4096-4103, 4608-4615,
+# 5120-5127, 5632-5639, 5992-5999)
+for at in 4095 4103 4608 5999; do
+    hc $e big-6000-$at
+    has "a held 6000-byte block, byte $at written: read (whole to 4096, sampled words past it)" $e.big-6000-$at.err \
+        "heap.c:$(L big): error: a 6000-byte block was written after it was freed, byte $at (found by mtrace_check_heap) (in main)"
+done
+for at in 4104 4607 5991; do
+    hc $e big-6000-$at
+    check "a held 6000-byte block, byte $at written: between the sampled words, not seen (limits.md)" \
+        bash -c "quiet $e.big-6000-$at && rc $e.big-6000-$at 0"
+done
+hc $e big-4096-4095
+has "a held 4096-byte block is read whole: its last byte written, found" $e.big-4096-4095.err \
+    "heap.c:$(L big): error: a 4096-byte block was written after it was freed, byte 4095 (found by mtrace_check_heap) (in main)"
 hc $e freed MTRACE_QUARANTINE=0
 check "MTRACE_QUARANTINE=0: nothing held, a write after free not seen (limits.md)" bash -c "quiet $e.freed && rc $e.freed 0"
 hc $e past MTRACE_CHECK=

@@ -113,6 +113,9 @@ static void clean(void)
     r = realloc(r, 1000);
     for (i = 0; i < 10; i++)
         EXPECT(r[i] == 3);
+    for (i = 10, zeros = 0; i < 1000; i++)
+        zeros += r[i] == (char)0xBE;                /* grown: the new bytes filled */
+    EXPECT(zeros == 990);
     memset(r, 4, 1000);
     r = reallocarray(r, 10, 20);
     memset(r, 6, 200);
@@ -130,6 +133,12 @@ static void clean(void)
     memset(keep, 9, 16);
     free(keep);
     EXPECT(keep[0] == (char)0xDF && keep[15] == (char)0xDF);
+    keep = malloc(10000);                           /* read sampled past 4 KiB, filled whole */
+    memset(keep, 9, 10000);
+    free(keep);
+    for (i = zeros = 0; i < 10000; i++)
+        zeros += keep[i] == (char)0xDF;
+    EXPECT(zeros == 10000);
 }
 
 static void *churn(void *arg)
@@ -184,6 +193,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "clean";
     char *a, *b;
+    size_t n, at;
     int i;
     if (!strcmp(mode, "clean")) {
         clean();
@@ -211,6 +221,16 @@ int main(int argc, char **argv)
         memset(keep + 8, 'x', 4);
         for (i = 0; i < 10; i++)
             free(malloc(100));                      /* L:freed-push */
+    } else if (sscanf(mode, "push-%zu", &n) == 1) {    /* the default budget: 40 bytes held, then n */
+        keep = malloc(40);                          /* L:push-alloc */
+        free(keep);
+        memset(keep + 8, 'x', 4);
+        free(malloc(n));                            /* L:push */
+    } else if (sscanf(mode, "big-%zu-%zu", &n, &at) == 2) {    /* a held block's fill, read to N bytes */
+        keep = malloc(n);
+        free(keep);
+        keep[at] = 'x';
+        mtrace_check_heap();                        /* L:big */
     } else if (!strcmp(mode, "realloc")) {
         a = malloc(40);
         a[41] = 'x';

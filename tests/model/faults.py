@@ -122,7 +122,7 @@ class Process:
 
     def __init__(self, sites, where, env, mode, out):
         self.sites, self.where, self.mode, self.out = sites, where, mode, out
-        self.budget = env.get('quarantine', 4 << 20)
+        self.budget = env.get('quarantine', 256 << 10)     # the default (guide)
         self.every = env.get('every', 0)
         self.slots = {}
         self.blocks = []            # every block made, a slot's or not (a leak is still checked)
