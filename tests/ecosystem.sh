@@ -48,7 +48,7 @@ check "install: make install DESTDIR=... PREFIX=... succeeds" test $? -eq 0
 (cd "$DEST" && find . ! -type d | LC_ALL=C sort) > "$TMP/installed"
 # the tools and man pages the Makefile lists, and the rest by name
 {
-    for t in $(sed -n 's/^TOOLS *= *//p' "$TOP/Makefile") mtrace-cc; do echo ".$PREFIX/bin/$t"; done
+    for t in $(sed -n 's/^TOOLS *= *//p' "$TOP/Makefile") mtrace-cc mtrace-c++; do echo ".$PREFIX/bin/$t"; done
     for m in $(sed -n 's/^MAN[17] *= *//p' "$TOP/Makefile"); do m=${m#doc/}; echo ".$PREFIX/share/man/man${m##*.}/$m"; done
     cat <<EOF
 .$PREFIX/include/mtrace.h

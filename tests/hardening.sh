@@ -51,10 +51,15 @@ check "hostile names: the trace is written under the name given" test -s "$T"
 if command -v gnuplot > /dev/null; then
     (cd "$TMP" && { echo 'set terminal png'; tail -n 2 "$T"; } | gnuplot > "$TMP/evil.png" 2> "$TMP/evil.gp.err")
     check "hostile names: gnuplot draws the tail, silently" test -s "$TMP/evil.png" -a ! -s "$TMP/evil.gp.err"
-    check "hostile names: no command ran" test -z "$(find "$TMP" / -maxdepth 1 -name 'PWNED*' 2> /dev/null; find "$TMP" -name 'PWNED*')"
-    # the printed advice, copied and pasted (gnuplot on a dumb terminal)
+    check "hostile names: no command ran" test -z "$(find "$TMP" -name 'PWNED*')"
+    # the printed advice, copied and pasted (gnuplot on a dumb terminal) in
+    # another directory (its paths are absolute), one of this run's own: a
+    # command it ran would leave its file there, not in a directory others
+    # share (a mutant of the quoting once left PWNED in /, failing the
+    # suites running beside it)
     grep 'To get a graph (and' "$TMP/$EVIL/err" | sed 's/.*use: //' > "$TMP/advice.sh"
-    (cd / && PATH=$TOP:$PATH GNUTERM=dumb sh "$TMP/advice.sh" > "$TMP/advice.out" 2>&1)
+    mkdir -p "$TMP/elsewhere"
+    (cd "$TMP/elsewhere" && PATH=$TOP:$PATH GNUTERM=dumb sh "$TMP/advice.sh" > "$TMP/advice.out" 2>&1)
     advice_ran() { test -s "$T.gp" && grep -q 'total' "$TMP/advice.out" && test -z "$(find "$TMP" -name 'PWNED*')"; }
     check "hostile names: the printed advice runs as printed, draws, runs nothing else" advice_ran
 fi

@@ -1933,6 +1933,7 @@ def run_driver(binary, ops, level, mode, workdir, tag, stacks=None, opts=None):
     # children it forked, none left spinning)
     p = subprocess.Popen([binary, script], env=env, cwd=workdir, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
+    RUNNING.add(p.pid)
     try:
         out, err = p.communicate(timeout=120)
         status = p.returncode
@@ -1944,6 +1945,7 @@ def run_driver(binary, ops, level, mode, workdir, tag, stacks=None, opts=None):
         os.killpg(p.pid, signal.SIGKILL)
     except OSError:
         pass
+    RUNNING.discard(p.pid)
     r = Run()
     r.status = 128 - status if isinstance(status, int) and status < 0 else status
     r.stdout = out.decode('latin-1')
@@ -2838,7 +2840,30 @@ def cmd_predict(opts):
     return 0
 
 
+# The process groups of this process's runs in flight.  A run has a
+# session of its own (above), so a signal that ends the suite (`timeout`,
+# Ctrl-C) does not reach it: without this, a hung run left by a suite
+# that was ended (make mutate's timeouts) went on spinning for good.
+RUNNING = set()
+
+
+def end_runs(signum, frame):
+    """SIGTERM, SIGINT, SIGHUP: the runs in flight killed, and this
+    process's pool workers (which do the same), then exit."""
+    for group in list(RUNNING):
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+    if 'multiprocessing' in sys.modules:
+        for child in sys.modules['multiprocessing'].active_children():
+            child.terminate()
+    os._exit(128 + signum)
+
+
 def main(argv):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, end_runs)
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
