@@ -457,11 +457,12 @@ class Generator:
     def sampled_edge(self, n):
         """An offset at an edge of what is read of a held n-byte block
         (n > 4096): the whole part's end, a sampled word's first and last
-        byte and the bytes either side, the last word's edges."""
+        byte and the bytes either side, the last word's edges; or any
+        offset past 4096 (most are between the words read)."""
         r = self.rng
         w = FILL_READ + FILL_STRIDE * r.randrange((n - FILL_READ + FILL_STRIDE - 1) // FILL_STRIDE)
         edges = [FILL_READ - 1, FILL_READ, w, w - 1, w + WORD - 1, w + WORD, n - WORD, n - WORD - 1, n - 1]
-        return r.choice([e for e in edges if 0 <= e < n])
+        return r.choice([e for e in edges if 0 <= e < n] + [r.randrange(FILL_READ, n)] * 3)
 
     def fault_held(self, slot):
         r = self.rng
