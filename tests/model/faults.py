@@ -388,6 +388,9 @@ class Generator:
         if r.random() < 0.45:
             self.env['every'] = r.choice([1, 2, 3, 4, 5, 7, 10])
         self.mode = 'continue' if r.random() < 0.6 else 'stop'
+        self.sampled = r.random() < 0.2     # mostly blocks past 4096 bytes, held (their fill sampled)
+        if self.sampled and self.env.get('quarantine', 256 << 10) < 64 << 10:
+            del self.env['quarantine']
         self.ops = []
         self.proc = Process(SITES, 'driver.c', self.env, 'continue', [])
         self.depth = 0
@@ -405,8 +408,8 @@ class Generator:
         budget = self.env.get('quarantine', 0)
         if 64 <= budget <= 5000 and r.random() < 0.2:     # alone at the budget, or just over it
             return r.choice([budget - 32, budget - 31, budget - 39])
-        if r.random() < 0.12:       # past 4096 bytes: a freed one's fill is sampled
-            return r.choice([4097, 4103, 4104, 4105, 4607, 4608, 4616, 4617, r.randint(4097, 20000)])
+        if r.random() < (0.6 if self.sampled else 0.1):    # past 4096 bytes: a freed one's fill is sampled
+            return r.choice([4097, 4103, 4104, 4105, 4607, 4608, 4616, 4617] + [r.randint(4097, 20000)] * 8)
         return r.choice([r.randint(1, 64), r.randint(1, 300), r.choice([8, 16, 24, 40, 1, 7, 9, 15, 17]),
                          r.randint(1000, 5000)])
 
@@ -460,7 +463,8 @@ class Generator:
         byte and the bytes either side, the last word's edges; or any
         offset past 4096 (most are between the words read)."""
         r = self.rng
-        w = FILL_READ + FILL_STRIDE * r.randrange((n - FILL_READ + FILL_STRIDE - 1) // FILL_STRIDE)
+        words = (n - FILL_READ + FILL_STRIDE - 1) // FILL_STRIDE      # the sampled words' starts in n
+        w = FILL_READ + FILL_STRIDE * (0 if words < 2 or r.random() < 0.3 else r.choice([1, r.randrange(1, words)]))
         edges = [FILL_READ - 1, FILL_READ, w, w - 1, w + WORD - 1, w + WORD, n - WORD, n - WORD - 1, n - 1]
         return r.choice([e for e in edges if 0 <= e < n] + [r.randrange(FILL_READ, n)] * 3)
 
@@ -469,8 +473,10 @@ class Generator:
         b = self.proc.slots[slot]
         if b.n > FILL_READ and r.random() < 0.8:
             off = self.sampled_edge(b.n)
-            length = r.choice([1, 1, 1, r.randint(1, min(16, b.n - off)), b.n - off])
+            length = r.choice([1, 1, 1, r.randint(1, min(16, b.n - off))] + [b.n - off] * (not self.sampled))
             self.emit('poke', None, (slot, off, length, r.choice([FLIP, FLIP, r.randrange(256), FREED_FILL])))
+            if self.sampled and r.random() < 0.7:      # looked at while it is the block's one write
+                self.emit('check', self.site())
             return
         off = r.choice([0, b.n - 1, r.randrange(b.n)])
         length = r.choice([1, b.n - off, r.randint(1, b.n - off)])
@@ -491,7 +497,8 @@ class Generator:
         elif x < 0.78:
             self.fault_live(r.choice(live))
         elif x < 0.9 and held:
-            self.fault_held(r.choice(held))
+            big = [k for k in held if self.proc.slots[k].n > FILL_READ]     # (sampled: fewer, each its own)
+            self.fault_held(r.choice(big if big and r.random() < 0.8 else held))
         elif x < 0.95:
             self.emit('check', self.site())
         elif not inside and x < 0.975:
