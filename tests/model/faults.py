@@ -10,7 +10,9 @@ run under MTRACE_CHECK=heap through model.py's run_driver.  The generator
 writes allocations (malloc, calloc, aligned_alloc, posix_memalign,
 memalign, realloc(NULL, n)), frees, reallocs that grow and shrink, and faults: writes past
 the end (the first byte after the block .. the last byte of the guard),
-before the start (1 .. 16 bytes), into a quarantined block's fill, of one
+before the start (1 .. 16 bytes), into a quarantined block's fill (past
+4096 bytes at the edges of the words read, or between them; one seed in
+five mostly such blocks, each written once and checked), of one
 byte or many, of the guard's or fill's own byte value (not a change: no
 report), a front write undone by a second; on another thread, in a forked
 child, after a check; with a small quarantine (blocks leave it and their
@@ -463,8 +465,9 @@ class Generator:
         byte and the bytes either side, the last word's edges; or any
         offset past 4096 (most are between the words read)."""
         r = self.rng
-        words = (n - FILL_READ + FILL_STRIDE - 1) // FILL_STRIDE      # the sampled words' starts in n
-        w = FILL_READ + FILL_STRIDE * (0 if words < 2 or r.random() < 0.3 else r.choice([1, r.randrange(1, words)]))
+        words = (n - FILL_READ + FILL_STRIDE - 1) // FILL_STRIDE      # sampled words starting in n
+        k = 0 if words < 2 or r.random() < 0.3 else r.choice([1, r.randrange(1, words)])
+        w = FILL_READ + FILL_STRIDE * k     # (past the first, a stride's error shows)
         edges = [FILL_READ - 1, FILL_READ, w, w - 1, w + WORD - 1, w + WORD, n - WORD, n - WORD - 1, n - 1]
         return r.choice([e for e in edges if 0 <= e < n] + [r.randrange(FILL_READ, n)] * 3)
 
@@ -473,7 +476,10 @@ class Generator:
         b = self.proc.slots[slot]
         if b.n > FILL_READ and r.random() < 0.8:
             off = self.sampled_edge(b.n)
-            length = r.choice([1, 1, 1, r.randint(1, min(16, b.n - off))] + [b.n - off] * (not self.sampled))
+            lengths = [1, 1, 1, r.randint(1, min(16, b.n - off))]
+            if not self.sampled:            # (to the end: always seen)
+                lengths.append(b.n - off)
+            length = r.choice(lengths)
             self.emit('poke', None, (slot, off, length, r.choice([FLIP, FLIP, r.randrange(256), FREED_FILL])))
             if self.sampled and r.random() < 0.7:      # looked at while it is the block's one write
                 self.emit('check', self.site())
@@ -497,7 +503,7 @@ class Generator:
         elif x < 0.78:
             self.fault_live(r.choice(live))
         elif x < 0.9 and held:
-            big = [k for k in held if self.proc.slots[k].n > FILL_READ]     # (sampled: fewer, each its own)
+            big = [k for k in held if self.proc.slots[k].n > FILL_READ]     # (few: written more often)
             self.fault_held(r.choice(big if big and r.random() < 0.8 else held))
         elif x < 0.95:
             self.emit('check', self.site())
