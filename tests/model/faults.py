@@ -10,7 +10,9 @@ run under MTRACE_CHECK=heap through model.py's run_driver.  The generator
 writes allocations (malloc, calloc, aligned_alloc, posix_memalign,
 memalign, realloc(NULL, n)), frees, reallocs that grow and shrink, and faults: writes past
 the end (the first byte after the block .. the last byte of the guard),
-before the start (1 .. 16 bytes), into a quarantined block's fill, of one
+before the start (1 .. 16 bytes), into a quarantined block's fill (past
+4096 bytes at the edges of the words read, or between them; one seed in
+five mostly such blocks, each written once and checked), of one
 byte or many, of the guard's or fill's own byte value (not a change: no
 report), a front write undone by a second; on another thread, in a forked
 child, after a check; with a small quarantine (blocks leave it and their
@@ -27,7 +29,11 @@ The model (class Process) reads only the guide's rules, written out here:
     follows "block" and the line stands at the allocation's place.
   the guards: 16 bytes before the block, after it up to the size rounded up
     to 8 and 16 more, all 0xFB; the freed fill 0xDF: a write that leaves a
-    byte as it was changes nothing.
+    byte as it was changes nothing.  A held block's fill is read whole up
+    to 4096 bytes, past that the first 8 bytes of every 512 and the last 8:
+    a change elsewhere alone is not seen (nor forgotten: it is reported
+    with the next one seen), a change seen is reported from the first byte
+    changed to the last.
   when: at free/realloc, the block's guards ("found at this free" /
     "realloc"), then the quarantine's leavers, oldest first ("found as it
     left the quarantine, at this free"), then, with MTRACE_CHECK_EVERY=N,
@@ -66,6 +72,8 @@ import model  # noqa: E402  (its sites, scripts and runner)
 
 GUARD_BYTE, FREED_FILL = 0xFB, 0xDF     # doc/guide.md, "The heap check"
 FRONT = 16                              # guide: "16 before"
+FILL_READ, FILL_STRIDE, WORD = 4096, 512, 8     # guide: "read whole up to 4096 bytes; past that,
+                                                # only the first 8 bytes of every 512 and its last 8"
 FLIP = 256                              # driver.c's poke: each byte flipped
 NSLOTS = 24
 ALIGNED = ('aligned_alloc', 'posix_memalign', 'memalign')
@@ -106,9 +114,32 @@ class Block:
         changed = [i for i, v in self.back.items() if v != GUARD_BYTE]
         return max(changed) + 1 if changed else 0
 
+    def fill_read(self, i):
+        """Is byte i of the fill read (guide: whole up to 4096 bytes, then
+        the first 8 of every 512 past it and the last 8)."""
+        return (self.n <= FILL_READ or i < FILL_READ or (i - FILL_READ) % FILL_STRIDE < WORD
+                or i >= self.n - WORD)
+
     def fill_range(self):
+        """The bytes reported, or None: seen when a byte read changed; then
+        from the first byte changed to the last, those between the words
+        read too (guide)."""
         changed = sorted(i for i, v in self.fill.items() if v != FREED_FILL)
-        return (changed[0], changed[-1]) if changed else None
+        if not any(self.fill_read(i) for i in changed):
+            return None
+        return changed[0], changed[-1]
+
+
+SAMPLED = {}        # this seed's held blocks past 4096 bytes with changes, at their checks: seen or not
+
+
+def held_damage(b):
+    """b.fill_range(), counted in SAMPLED for a block whose fill is sampled."""
+    r = b.fill_range()
+    if b.n > FILL_READ and any(v != FREED_FILL for v in b.fill.values()):
+        key = 'sampled fill seen' if r else 'sampled fill not seen'
+        SAMPLED[key] = SAMPLED.get(key, 0) + 1
+    return r
 
 
 class Stopped(Exception):
@@ -183,7 +214,7 @@ class Process:
         if group:
             self.say(('set', group) if self.mode != 'stop' or not stop else ('oneof', group), stop)
         for b in self.held:
-            if b.fill_range():
+            if held_damage(b):
                 r = self.report(b, by, found, True)
                 b.fill = {}
                 self.say(('one', r), stop)
@@ -213,7 +244,7 @@ class Process:
             old = self.held.pop(0)
             self.held_total -= old.held_bytes()
             old.state = 'gone'
-            if old.fill_range():
+            if held_damage(old):
                 self.say(('one', self.report(old, by, 'found as it left the quarantine, at this %s' % call, True)))
 
     # --- the ops
@@ -359,6 +390,9 @@ class Generator:
         if r.random() < 0.45:
             self.env['every'] = r.choice([1, 2, 3, 4, 5, 7, 10])
         self.mode = 'continue' if r.random() < 0.6 else 'stop'
+        self.sampled = r.random() < 0.2     # mostly blocks past 4096 bytes, held (their fill sampled)
+        if self.sampled and self.env.get('quarantine', 256 << 10) < 64 << 10:
+            del self.env['quarantine']
         self.ops = []
         self.proc = Process(SITES, 'driver.c', self.env, 'continue', [])
         self.depth = 0
@@ -376,6 +410,8 @@ class Generator:
         budget = self.env.get('quarantine', 0)
         if 64 <= budget <= 5000 and r.random() < 0.2:     # alone at the budget, or just over it
             return r.choice([budget - 32, budget - 31, budget - 39])
+        if r.random() < (0.6 if self.sampled else 0.1):    # past 4096 bytes: a freed one's fill is sampled
+            return r.choice([4097, 4103, 4104, 4105, 4607, 4608, 4616, 4617] + [r.randint(4097, 20000)] * 8)
         return r.choice([r.randint(1, 64), r.randint(1, 300), r.choice([8, 16, 24, 40, 1, 7, 9, 15, 17]),
                          r.randint(1000, 5000)])
 
@@ -423,9 +459,31 @@ class Generator:
                 off = r.randrange(b.n)
                 self.emit('poke', None, (slot, off, r.randint(1, b.n - off), r.randrange(256)))
 
+    def sampled_edge(self, n):
+        """An offset at an edge of what is read of a held n-byte block
+        (n > 4096): the whole part's end, a sampled word's first and last
+        byte and the bytes either side, the last word's edges; or any
+        offset past 4096 (most are between the words read)."""
+        r = self.rng
+        words = (n - FILL_READ + FILL_STRIDE - 1) // FILL_STRIDE      # sampled words starting in n
+        k = 0 if words < 2 or r.random() < 0.3 else r.choice([1, r.randrange(1, words)])
+        w = FILL_READ + FILL_STRIDE * k     # (past the first, a stride's error shows)
+        edges = [FILL_READ - 1, FILL_READ, w, w - 1, w + WORD - 1, w + WORD, n - WORD, n - WORD - 1, n - 1]
+        return r.choice([e for e in edges if 0 <= e < n] + [r.randrange(FILL_READ, n)] * 3)
+
     def fault_held(self, slot):
         r = self.rng
         b = self.proc.slots[slot]
+        if b.n > FILL_READ and r.random() < 0.8:
+            off = self.sampled_edge(b.n)
+            lengths = [1, 1, 1, r.randint(1, min(16, b.n - off))]
+            if not self.sampled:            # (to the end: always seen)
+                lengths.append(b.n - off)
+            length = r.choice(lengths)
+            self.emit('poke', None, (slot, off, length, r.choice([FLIP, FLIP, r.randrange(256), FREED_FILL])))
+            if self.sampled and r.random() < 0.7:      # looked at while it is the block's one write
+                self.emit('check', self.site())
+            return
         off = r.choice([0, b.n - 1, r.randrange(b.n)])
         length = r.choice([1, b.n - off, r.randint(1, b.n - off)])
         self.emit('poke', None, (slot, off, length, r.choice([FLIP, r.randrange(256), FREED_FILL])))
@@ -445,7 +503,8 @@ class Generator:
         elif x < 0.78:
             self.fault_live(r.choice(live))
         elif x < 0.9 and held:
-            self.fault_held(r.choice(held))
+            big = [k for k in held if self.proc.slots[k].n > FILL_READ]     # (few: written more often)
+            self.fault_held(r.choice(big if big and r.random() < 0.8 else held))
         elif x < 0.95:
             self.emit('check', self.site())
         elif not inside and x < 0.975:
@@ -552,7 +611,9 @@ def check_seed(args):
     binary = model.binaries_for(bin_dir, build)[level]
     tag = 'f%d' % seed
     where = model.report_path(os.path.join(model.SOURCE_DIR, 'driver.c'), work)
+    SAMPLED.clear()
     want, ends, status, main_errors = predict(ops, SITES, where, gen.env, gen.mode)
+    sampled = dict(SAMPLED)
     run = model.run_driver(binary, ops, level, 'continue' if gen.mode == 'continue' else 'abort', work, tag,
                            opts={'env': env_vars(gen.env)})
     fails = []
@@ -568,7 +629,7 @@ def check_seed(args):
         got = re.search(r'"heap_errors": *(\d+)', run.report)
         if not got or int(got.group(1)) != main_errors:
             fails.append(('json', 'expected heap_errors %d, got %s' % (main_errors, got and got.group(1))))
-    return seed, describe(seed, gen.env, gen.mode, level, build), fails, tally(want, ops, gen), \
+    return seed, describe(seed, gen.env, gen.mode, level, build), fails, dict(tally(want, ops, gen), **sampled), \
         model.format_script(ops)
 
 
