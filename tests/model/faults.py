@@ -65,6 +65,7 @@ import multiprocessing
 import os
 import random
 import re
+import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -698,6 +699,8 @@ def cmd_show(opts):
 
 
 def main(argv):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, model.end_runs)   # no run left spinning
     p = argparse.ArgumentParser(prog='faults.py')
     sub = p.add_subparsers(dest='cmd', required=True)
     c = sub.add_parser('check')
