@@ -23,22 +23,11 @@ if [ -n "$ASAN" ]; then         # the check is off under a sanitizer (guide)
     finish
     exit
 fi
-# The driver at each level, in both uses, as tests/model/run.sh builds it
-# (from its own directory: its sites are driver.c:LINE).
-build() {
-    local use=$1 level=$2 traced linked
-    if [ "$use" = lib ]; then
-        traced="-DMTRACE_LIB -include $TOP/mtrace.h" linked="-L$TOP -Wl,-rpath,$TOP -lmtrace"
-    else
-        traced="-include $TOP/mtrace.h" linked=
-    fi
-    (cd "$HERE" && $CC $CFLAGS_T -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-optimize-sibling-calls \
-        -Wall -Wextra -DMTRACE=$level $traced driver.c -o "$TMP/driver-$use-$level" $linked -lpthread) \
-        > "$TMP/build-$use-$level.log" 2>&1
-}
+# The driver at each level, in both uses, as tests/model/run.sh builds it.
+. "$HERE/build.sh"
 pids=
 for use in lib header; do
-    for l in 1 2 3; do build $use $l & pids="$pids $!"; done
+    for l in 1 2 3; do model_build $use $l & pids="$pids $!"; done
 done
 for p in $pids; do wait $p; done
 built=1

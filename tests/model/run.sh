@@ -65,28 +65,14 @@ done
 case $script in /*|'') ;; *) script=$PWD/$script ;; esac
 case $suppress in /*|'') ;; *) suppress=$PWD/$suppress ;; esac
 
-# The driver at each level, in the library use (-DMTRACE_LIB, -lmtrace) and
-# in the one-line use (the runtime compiled in).  It is compiled from its own
-# directory so that its sites are `driver.c:LINE`, as the model expects, and
-# with frame pointers and no tail calls, so that MTRACE_DEPTH runs walk
-# every caller (doc/guide.md "Call stacks").
-build() {
-    local use=$1 level=$2 traced linked
-    if [ "$use" = lib ]; then
-        traced="-DMTRACE_LIB -include $TOP/mtrace.h" linked="-L$TOP -Wl,-rpath,$TOP -lmtrace"
-    else
-        traced="-include $TOP/mtrace.h" linked=
-    fi
-    (cd "$HERE" && $CC $CFLAGS_T -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-optimize-sibling-calls \
-        -Wall -Wextra -DMTRACE=$level $traced driver.c \
-        -o "$TMP/driver-$use-$level" $linked -lpthread) > "$TMP/build-$use-$level.log" 2>&1
-}
+# The driver at each level, in both uses (tests/model/build.sh).
+. "$HERE/build.sh"
 builds="lib header"
 [ -n "${MODEL_BUILD:-}" ] && builds=$MODEL_BUILD
 [ -n "$script" ] && builds=${MODEL_BUILD:-lib}
 pids=
 for use in $builds; do
-    for l in 1 2 3; do build $use $l & pids="$pids $!"; done
+    for l in 1 2 3; do model_build $use $l & pids="$pids $!"; done
 done
 built=1
 for p in $pids; do wait $p || built=; done
