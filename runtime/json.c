@@ -174,7 +174,7 @@ static void mtrace_write_json(int status)
         { "max_rss_bytes", mt.maxrss }, { "peak_bytes", mt.max }, { "peak_record", mt.peak_recno },
         { "records", mt.nr }, { "tracer_bytes_at_peak", mt.maxoverhead },
         { "double_frees", mt.double_frees }, { "invalid_frees", mt.invalid_frees },
-        { "heap_errors", mt.heap_errors },
+        { "mismatched_frees", mt.mismatched_frees }, { "heap_errors", mt.heap_errors },
         { "freed_forgotten", mt.heap.forgotten + mt.pool.forgotten }, { "leaked_bytes", mt.leaked },
         { "leaked_blocks", mt.leaked_blocks }, { "suppressed_bytes", mt.suppressed },
         { "suppressed_blocks", mt.suppressed_blocks }, { "reachable_bytes", mt.reachable },

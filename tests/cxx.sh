@@ -72,8 +72,12 @@ for c in $COMPILERS; do
     cxx $c -std=c++17 -g -O0 -Wno-mismatched-new-delete mismatch.cpp -o mismatch-$c 2> /dev/null
     ./mismatch-$c > /dev/null 2> mismatch-$c.err
     check "$c: a mismatched free stops the program (abort: 134)" test $? = 134
-    MTRACE_DOUBLE_FREE=continue ./mismatch-$c > /dev/null 2> mismatch-cont-$c.err
+    MTRACE_DOUBLE_FREE=continue MTRACE_REPORT=mismatch-$c.json ./mismatch-$c > /dev/null 2> mismatch-cont-$c.err
     check "$c: MTRACE_DOUBLE_FREE=continue: the program goes on, exit 1" test $? = 1
+    check "$c: JSON mismatched_frees 4, double_frees and invalid_frees 0" test "$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["mismatched_frees"], r["double_frees"], r["invalid_frees"])' mismatch-$c.json)" = "4 0 0"
     n=0
     for what in "delete of a block allocated by new[]" "delete of a block allocated by malloc" \
                 "delete[] of a block allocated by new" "free of a block allocated by new[]"; do

@@ -323,7 +323,7 @@ r = json.load(open("fields.json"))
 line = {m: n for m, n in (a.split("=") for a in sys.argv[2:])}
 want = {"mtrace_report": 2, "pid": int(open("fields.out").read()), "rank": -1, "level": 1,
         "trace": sys.argv[1] + "/fields.trace", "program_status": 0, "exit_status": 1,
-        "peak_bytes": 205, "peak_record": 23, "records": 24, "double_frees": 0, "invalid_frees": 0,
+        "peak_bytes": 205, "peak_record": 23, "records": 24, "double_frees": 0, "invalid_frees": 0, "mismatched_frees": 0,
         "freed_forgotten": 0, "leaked_bytes": 5, "leaked_blocks": 1, "suppressed_bytes": 0,
         "suppressed_blocks": 0, "reachable_bytes": 200, "untraced_signal_calls": 0, "calls": 13,
         "temporary": 9, "budget_bytes": None, "over_budget": False}

@@ -1368,7 +1368,7 @@ class Model:
             'trace': self.trace_of(proc) if self.level == 1 and acct.nrec else None,
             'program_status': proc.status, 'exit_status': self.exit_status(proc),
             'peak_bytes': acct.peak, 'peak_record': acct.peak_record, 'records': acct.nrec,
-            'double_frees': proc.double, 'invalid_frees': proc.invalid, 'heap_errors': 0, 'freed_forgotten': 0,
+            'double_frees': proc.double, 'invalid_frees': proc.invalid, 'mismatched_frees': 0, 'heap_errors': 0, 'freed_forgotten': 0,
             'leaked_bytes': sum(r[0] for r in leaks),
             'leaked_blocks': sum(r[1] for r in leaks),
             'suppressed_bytes': sb, 'suppressed_blocks': sn, 'reachable_bytes': sum(r[0] for r in notes),
