@@ -20,8 +20,8 @@
  * page draws.
  * Gives the parser its heap model (trace.h's struct model: ev_alloc,
  * ev_free, ev_realloc, flush_pending, ctx_live), in place of m2m_heap.c's.
- * Calls: trace/parse.c (run_pass), trace/stack.c (free_stacks,
- * make_contexts), diff_run.c (run_add), tool.c. */
+ * Calls: trace/parse.c (run_pass, free_parsed), trace/stack.c
+ * (make_contexts), diff_run.c (run_add), tool.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -403,13 +403,7 @@ static void page_figures(struct dconv *d, struct run *r, size_t base)
 
 static void free_dconv(struct dconv *d)
 {
-    for (size_t i = 0; i < d->c.nsites; i++) {
-        free(d->c.sites[i].label);
-        free(d->c.sites[i].func);
-    }
-    free(d->c.sites);
-    free(d->c.cmd);
-    free_stacks(&d->c.s);
+    free_parsed(&d->c);
     free(d->calls);
     free(d->asked);
     free(d->sv_site);

@@ -309,13 +309,7 @@ static int next_segment(struct followed *f)
 static void start_again(struct followed *f)
 {
     struct tool_err e = f->c.e;         /* (its jmp_buf: follow_step's) */
-    for (size_t i = 0; i < f->c.nsites; i++) {
-        free(f->c.sites[i].label);
-        free(f->c.sites[i].func);
-    }
-    free(f->c.sites);
-    free(f->c.cmd);
-    free_stacks(&f->c.s);
+    free_parsed(&f->c);
     memset(&f->c, 0, sizeof f->c);
     f->c.e = e;
     f->c.e.line = 0;

@@ -33,15 +33,9 @@ static void begin_pass(struct conv *c, int n)
 
 static void free_conv(struct conv *c)
 {
-    for (size_t i = 0; i < c->nsites; i++) {
-        free(c->sites[i].label);
-        free(c->sites[i].func);
-    }
-    free(c->sites);
-    free(c->cmd);
+    free_parsed(c);
     free(c->p.abn.e);
     free(c->p.abn.head);
-    free_stacks(&c->s);
     free_policy(c);
     free(c->gp.pt);
     free_html(c);

@@ -622,3 +622,14 @@ void rewind_input(struct conv *c, struct input *in)
     if (lseek(in->fd, 0, SEEK_SET) != 0)
         tool_fail(&c->e, "cannot rewind: %s", strerror(errno));
 }
+
+void free_parsed(struct conv *c)
+{
+    for (size_t i = 0; i < c->nsites; i++) {
+        free(c->sites[i].label);
+        free(c->sites[i].func);
+    }
+    free(c->sites);
+    free(c->cmd);
+    free_stacks(&c->s);
+}

@@ -291,6 +291,10 @@ void rewind_input(struct conv *c, struct input *in);
  * c->e.line counts on from the lines given before. */
 void parse_more(struct conv *c, const char *p, const char *end);
 
+/* What the parser allocated for c: the sites and their labels, the
+ * command line, the call stacks (the tool's own model is the tool's). */
+void free_parsed(struct conv *c);
+
 /* stack.c: "#depth", "#map", "#stack" (pass 1), then the labels and
  * the tree of contexts; the tree's labels for the output. */
 void depth_record(struct conv *c, const char *p);
