@@ -5,7 +5,11 @@
 # Suites are independent (each has its own temporary directory), so they
 # run TEST_JOBS at a time (default: the number of cores), the longest
 # first; each suite's output is printed whole when it ends, so that the
-# log reads suite by suite.  SUITES="a b" runs only those.
+# log reads suite by suite.  SUITES="a b" runs only those.  A suite that
+# runs past SUITE_TIMEOUT seconds (default 1500, five times the slowest
+# suite's time on a loaded 2-core machine) is stopped with its whole process
+# group and counted as one failure naming it: a hang must end the run with
+# its name, not run into CI's own limit with none.
 cd "$(dirname "$0")/.." || exit 2
 RESULTS=$(mktemp); export RESULTS
 LOGS=$(mktemp -d)
@@ -29,6 +33,18 @@ show() {
     cat "$LOGS/$1.log"
     [ "$(cat "$LOGS/$1.rc")" = 0 ] || status=1
 }
+# run_suite NAME: the suite under the watchdog; timeout(1) signals the
+# whole process group it leads, so the suite's programs go with it
+suite_timeout=${SUITE_TIMEOUT:-1500}
+run_suite() {
+    timeout -k 10 "$suite_timeout" bash "tests/$1.sh"
+    local rc=$?
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        echo "FAIL $1: still running after ${suite_timeout} s, stopped (a hang: its last lines are above)"
+        echo "0 1" >> "$RESULTS"
+    fi
+    return $rc
+}
 running=
 for name in $list; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
@@ -37,7 +53,7 @@ for name in $list; do
             [ -f "$LOGS/$r.rc" ] && { show "$r"; running=$(echo " $running " | sed "s/ $r / /"); }
         done
     done
-    (bash "tests/$name.sh" > "$LOGS/$name.log" 2>&1; echo $? > "$LOGS/$name.rc.tmp"; mv "$LOGS/$name.rc.tmp" "$LOGS/$name.rc") &
+    (run_suite "$name" > "$LOGS/$name.log" 2>&1; echo $? > "$LOGS/$name.rc.tmp"; mv "$LOGS/$name.rc.tmp" "$LOGS/$name.rc") &
     running="$running $name"
 done
 wait

@@ -20,6 +20,8 @@ const os = require('os');
 const path = require('path');
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
+let chromium = null;    // its process, killed with its group when the driver exits
+process.on('exit', () => { if (chromium) try { process.kill(-chromium.pid, 'SIGKILL'); } catch (e) { } });
 
 async function launch(width, height) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mtrace-chromium-'));
@@ -31,6 +33,7 @@ async function launch(width, height) {
   if (process.getuid && process.getuid() === 0) args.unshift('--no-sandbox');
   // its own process group, so that its helpers (renderer, GPU, zygote) end with it
   const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  chromium = proc;
   let stderr = '';
   proc.stderr.on('data', d => { stderr += d; });
   const portFile = path.join(dir, 'DevToolsActivePort');
@@ -63,13 +66,32 @@ function connect(url) {
   return new Promise((ok, fail) => {
     ws.onopen = () => ok({ ws, send, on: h => handlers.push(h) });
     ws.onerror = e => fail(new Error('websocket: ' + (e.message || 'error')));
+    // chromium gone (a renderer crash takes the page's socket): every
+    // question still waiting fails, rather than waiting for ever
+    ws.onclose = () => {
+      for (const { fail: f } of waiting.values()) f(new Error('chromium closed the connection'));
+      waiting.clear();
+    };
   });
+}
+
+// The whole drive has CDP_TIMEOUT_S (default 240) seconds: a browser that
+// stops answering ends the driver with one FAIL line and its processes
+// killed, never a suite that waits for ever (CI has a limit of its own).
+function watchdog(seconds, what) {
+  return setTimeout(() => {
+    console.log('FAIL driver: no end after ' + seconds + ' s (' + what() + ')');
+    process.exit(1);
+  }, seconds * 1000);
 }
 
 async function main() {
   const [page, steps, ...rest] = process.argv.slice(2);
   const width = +(process.env.CDP_WIDTH || 1280), height = +(process.env.CDP_HEIGHT || 900);
+  let stage = 'starting chromium';
+  const dog = watchdog(+(process.env.CDP_TIMEOUT_S || 240), () => stage);
   const { proc, dir, portFile } = await launch(width, height);
+  stage = 'waiting for the page';
   const out = [];
   try {
     // the port file may come before the server listens, and the list
@@ -80,7 +102,8 @@ async function main() {
       // read again each time: the file may be seen before its port is in it
       const port = fs.readFileSync(portFile, 'utf8').split('\n')[0].trim();
       const list = /^[0-9]+$/.test(port) ?
-        await fetch('http://127.0.0.1:' + port + '/json/list').then(r => r.json(), () => null) : null;
+        await fetch('http://127.0.0.1:' + port + '/json/list', { signal: AbortSignal.timeout(5000) })
+          .then(r => r.json(), () => null) : null;
       target = list && list.find(t => t.type === 'page');
       if (!target)
         await sleep(100);
@@ -146,6 +169,7 @@ async function main() {
         fs.writeFileSync(file, Buffer.from(r.data, 'base64'));
       },
     };
+    stage = 'the steps of ' + (steps || 'none');
     if (ready === null) errors.push('the page never set data-ready');
     else if (steps) for (const line of await require(path.resolve(steps))(api, rest)) out.push(line);
     await sleep(100);
@@ -157,10 +181,13 @@ async function main() {
   } finally {
     const gone = new Promise(r => proc.exitCode !== null ? r() : proc.on('exit', r));
     try { process.kill(-proc.pid, 'SIGKILL'); } catch (e) { proc.kill('SIGKILL'); }
+    stage = 'ending chromium';
     await gone;
+    chromium = null;
     await sleep(100);
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
+  clearTimeout(dog);
   console.log(out.join('\n'));
 }
 
