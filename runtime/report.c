@@ -387,6 +387,29 @@ static char *mtrace_put_temporary(char *o, char *end, const char *who)
     return o < end ? o : end;
 }
 
+/* How many of the sites order[0..n) print the same function, file and
+   line as another of them: sites of calls named by return address, where
+   the compiler copied one line (an inline function's, a template's) into
+   several places.  Each keeps its own row, as Massif's tree keeps an
+   entry per code address: a row's peak is exact for its copy, and the
+   peaks of two copies do not add up to the line's (they need not come at
+   the same time).  The leak records do merge them (leaks.c). */
+static unsigned mtrace_same_named(const unsigned *order, unsigned n)
+{
+    unsigned i, j, same = 0;
+    for (i = 0; i < n; i++) {
+        const struct mtrace_sitestat *x = &mt.sites[order[i]];
+        for (j = 0; j < n; j++) {
+            const struct mtrace_sitestat *y = &mt.sites[order[j]];
+            if (j != i && x->line == y->line && !strcmp(x->file, y->file) && !strcmp(x->func, y->func)) {
+                same++;
+                break;
+            }
+        }
+    }
+    return same;
+}
+
 /* Is there a program `name` in a directory of $PATH? */
 static int mtrace_on_path(const char *name)
 {
@@ -496,6 +519,9 @@ static int mtrace_report(void)
             }
             if (mt.nsorted > MTRACE_ROWS)
                 MTRACE_OUT("%s       ...   (%u more sites)\n", who, mt.nsorted - MTRACE_ROWS);
+            if ((i = mtrace_same_named(order, mt.nsorted < MTRACE_ROWS ? mt.nsorted : MTRACE_ROWS)))
+                MTRACE_OUT("%s*** MTRACE: note: %u rows above name the same line as another row: copies of it "
+                           "the compiler made (inlined, unrolled), each row exact for its copy\n", who, i);
         }
         mtrace_unpages(order, mt.maxsites * sizeof *order);
         o = mtrace_put_temporary(MTRACE_ROOM(MTRACE_LINE), end, who);

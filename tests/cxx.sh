@@ -144,6 +144,20 @@ MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names > /dev/null 2> names.err
 has "g++, MTRACE_DEPTH: without it, the strings stay with libstdc++'s _M_construct" names.err \
     "error: 4100 bytes in 100 blocks leaked here (in std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct"
 
+# ---- one line copied by the compiler into two places: a row per copy, said so
+cxx g++ -g -O2 inlined.cpp -o inlined 2> /dev/null
+MTRACE=inlined.trace ./inlined > /dev/null 2> inlined.err
+copied=$(line inlined.cpp COPIED)
+check "inlined twice at -O2: two summary rows of 4 bytes, the same name (each copy's exact peak)" \
+    test "$(grep -cE "^ +4 +1 +main +inlined.cpp:$copied\$" inlined.err)" = 2
+check "... and inlined.h's line $copied, inlined into main too: its own row (another file, not a copy)" \
+    grep -qE "^ +16 +1 +main +inlined.h:$copied\$" inlined.err
+has "... and one note that counts the 2 copies, not that row" inlined.err \
+    "*** MTRACE: note: 2 rows above name the same line as another row: copies of it the compiler made (inlined, unrolled), each row exact for its copy"
+has "... the leak records merge the copies (as two calls on one line)" inlined.err \
+    "inlined.cpp:$copied: error: 8 bytes in 2 blocks leaked here (in main)"
+hasnt "no such note where every row names its own line" leak-g++.err "rows above name the same line"
+
 # ---- the one-line use does nothing in C++
 mkdir oneline
 g++ -std=c++17 -g -DMTRACE=1 -include "$TOP/mtrace.h" forms.cpp -o oneline/forms 2> oneline.cc
