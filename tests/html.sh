@@ -27,6 +27,15 @@ if ! node --experimental-websocket -e 'if (typeof WebSocket !== "function") proc
     finish; exit 1
 fi
 
+# chromium drives a page at all (90 s at most): else one failure and the
+# suite ends, rather than each page waiting out the driver's own limit
+printf '<!DOCTYPE html><body data-ready="1">' > probe.html
+if ! CDP_TIMEOUT_S=90 node --experimental-websocket "$H/cdp.js" probe.html > probe.cdp 2>&1 ||
+    ! grep -qx "errors 0" probe.cdp; then
+    fail "chromium drives no page (an empty one, 90 s): $(head -c 300 probe.cdp | tr '\n' ' ')"
+    finish; exit 1
+fi
+
 # browse NAME PAGE [EXPECT]: open the page; with EXPECT (JSON), run the
 # checks of tests/html/checks.js; then the page's own hygiene
 browse() {
