@@ -262,7 +262,10 @@ bench-heapcheck: libmtrace.so
 # the floors apart from the tracer: exact order with threads, level 1's writing, a side table's miss
 bench-floor: libmtrace.so
 	bench/floor.sh
-.PHONY: bench bench-quick bench-stacks bench-build bench-compile bench-floor bench-heapcheck
+# a traced new/delete pair beside malloc/free's, plain, levels 2 and 1, heaptrack (bench/cxx.sh; in `make bench` too)
+bench-cxx:
+	bench/cxx.sh
+.PHONY: bench bench-quick bench-stacks bench-build bench-compile bench-floor bench-heapcheck bench-cxx
 # --- end bench ---
 
 # The runtime as one file, as SQLite ships its amalgamation: mtrace.c with

@@ -22,7 +22,10 @@
 # pointers; the report's "Call stacks (issue 13)" tables.
 # Then the heap check against glibc's check, Electric Fence and ASan
 # (bench/heapcheck.sh, without BENCH_ONLY; BENCH_HEAPCHECK=0 skips it,
-# `make bench-heapcheck` runs it alone).  Then the tool benchmarks: bench/ms_print.sh and
+# `make bench-heapcheck` runs it alone).  Then C++'s new and delete beside
+# malloc and free, plain, at levels 2 and 1 and under heaptrack
+# (bench/cxx.sh, without BENCH_ONLY; BENCH_CXX=0 skips it, `make bench-cxx`
+# runs it alone).  Then the tool benchmarks: bench/ms_print.sh and
 # bench/mtrace2massif.sh.
 # Progress goes to stderr.  Traces and builds live in a temporary
 # directory that is removed at exit.
@@ -349,6 +352,14 @@ if [ "${BENCH_HEAPCHECK:-1}" != 0 ] && [ -z "$ONLY" ]; then
     say "running bench/heapcheck.sh"
     TMPDIR=$W BENCH_PEER_RUNS=$PEER_RUNS "$TOP/bench/heapcheck.sh" $([ "$MODE" = quick ] && echo --quick) ||
         error "bench/heapcheck.sh: a wrong checksum or a failed build (see its lines above)"
+fi
+# ---- C++'s new and delete beside malloc and free (bench/cxx.sh) --------------------------
+# in the whole suite (no BENCH_ONLY); BENCH_CXX=0 skips it; alone: make bench-cxx
+if [ "${BENCH_CXX:-1}" != 0 ] && [ -z "$ONLY" ]; then
+    echo
+    say "running bench/cxx.sh"
+    TMPDIR=$W BENCH_RUNS=$RUNS BENCH_PEER_RUNS=$PEER_RUNS "$TOP/bench/cxx.sh" $([ "$MODE" = quick ] && echo --quick) ||
+        error "bench/cxx.sh: a run failed, a wrong checksum or a failed build (see its lines above)"
 fi
 echo
 echo "### Tools"

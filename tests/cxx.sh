@@ -191,6 +191,23 @@ has "mixed: one report for both languages" mixed.err "*** MTRACE: 19 bytes in 2 
 check "mixed: one report (one summary)" test "$(grep -c 'max traced memory size' mixed.err)" = 1
 hasnt "mixed: free of C's block in C++ and delete[] of C++'s in C: no mismatch" mixed.err "mismatched"
 
+# ---- the benchmark of new and delete (bench/cxx.sh, in make bench), small: it must keep running
+TMPDIR=$TMP BENCH_CXX_PAIRS="200000 20000" "$TOP/bench/cxx.sh" --quick > bench.md 2> bench.err
+check "bench/cxx.sh --quick: exit 0" test $? = 0
+command -v heaptrack > /dev/null && peer=figure || peer="not installed"
+# cells CELLS: every cell of the tables' 8 rows a figure (heaptrack's: $peer)
+cells() {
+    awk -F' [|] ' -v peer="$peer" '/^[|] `/ { rows++
+            for (i = 2; i <= 5; i++) { c = $i; sub(/ [|]$/, "", c)
+                if (i == 5 && peer != "figure") { if (c != peer) bad = bad " [" c "]" }
+                else if (c !~ /^[0-9]+[.][0-9]+( ns|×| ns, [0-9]+[.][0-9]+×)?$/) bad = bad " [" c "]" } }
+        END { if (rows != 8 || bad != "") { print "     " rows " rows; not a figure:" bad; exit 1 } }' bench.md
+}
+check "bench/cxx.sh: the three pairs' rows, plain, levels 2 and 1 and heaptrack, every cell a figure" cells
+BENCH_CXX_PAIRS=lots "$TOP/bench/cxx.sh" --quick > /dev/null 2> bench-bad.err
+check "bench/cxx.sh: BENCH_CXX_PAIRS=lots refused, exit 2" test $? = 2
+has "bench/cxx.sh: ... saying what it wants" bench-bad.err "BENCH_CXX_PAIRS must be two numbers"
+
 # ---- installed: mtrace-c++ beside mtrace-cc, the installed header and library found
 make -s -C "$TOP" install DESTDIR="$TMP/inst" PREFIX=/usr/local > inst.log 2>&1
 check "make install: mtrace-c++ is a link to mtrace-cc, and works" \
