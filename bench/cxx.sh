@@ -3,7 +3,8 @@
 # bench/cxx.sh [--quick] - what a traced new/delete pair costs beside a
 # malloc/free pair (issue 41), in one run: bench/newdelete.cpp built
 # plainly ($CXX -O2, default c++) and by mtrace-c++ at MTRACE_LEVEL=2 and
-# 1 (the library use: a snapshot of the tree's libmtrace.so), each of its
+# 1 (the library use: libmtrace.so built from a snapshot of the tree, or
+# the one in BENCH_MTRACE_DIR, bench/run.sh's snapshot), each of its
 # three pairs (::operator new and delete, new[] and delete[], malloc and
 # free) run BENCH_RUNS times (default 5, 1 with --quick) in rounds whose
 # order rotates; heaptrack, when installed, at a quarter of the pairs (a
@@ -52,12 +53,24 @@ trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 
 # ---- build: plain, and mtrace-c++ at levels 2 and 1 against a snapshot of
-# the tracer (an edit of the tree during the run cannot mix two versions)
+# the tracer (an edit of the tree during the run cannot mix two versions):
+# bench/run.sh's (BENCH_MTRACE_DIR, its libmtrace.so built), else our own.
+# mtrace-c++ takes the header and library beside it.
 say "building in $W"
 mkdir -p "$W/src" "$W/bin" "$W/run"
-cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$W/src/" || exit 2
+if [ -n "${BENCH_MTRACE_DIR:-}" ]; then
+    for f in "$BENCH_MTRACE_DIR"/mtrace.h "$BENCH_MTRACE_DIR"/libmtrace.so*; do
+        ln -s "$(cd "$(dirname "$f")" && pwd)/${f##*/}" "$W/src/" || exit 2
+    done
+    [ -e "$W/src/libmtrace.so" ] || { echo "no libmtrace.so in BENCH_MTRACE_DIR ($BENCH_MTRACE_DIR)" >&2; exit 2; }
+    TRACER="bench/run.sh's (BENCH_MTRACE_DIR), as in its report's header"
+else
+    cp -r "$TOP/mtrace.h" "$TOP/mtrace.c" "$TOP/runtime" "$W/src/" || exit 2
+    make -s -C "$W/src" -f "$TOP/Makefile" libmtrace.so >&2 || { echo "cannot build libmtrace.so" >&2; exit 2; }
+    TRACER=$(cd "$TOP" && git log -1 --format='%h' -- mtrace.c mtrace.h runtime 2>/dev/null)
+    (cd "$TOP" && git diff --quiet HEAD -- mtrace.c mtrace.h runtime 2>/dev/null) || TRACER="$TRACER (+ uncommitted changes)"
+fi
 cp "$TOP/mtrace-cc" "$W/src/mtrace-c++" || exit 2      # called by this name, it is the C++ wrapper
-make -s -C "$W/src" -f "$TOP/Makefile" libmtrace.so >&2 || { echo "cannot build libmtrace.so" >&2; exit 2; }
 "$CC" -O2 -o "$W/timeit" "$TOP/bench/timeit.c" || exit 2
 (cd "$TOP" && $CXX -O2 -Ibench -o "$W/bin/newdelete.0" bench/newdelete.cpp &&
     for level in 2 1; do
@@ -115,7 +128,7 @@ fi
 # ---- the report
 echo "### C++'s new and delete beside malloc and free"
 echo
-echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); tracer: $(cd "$TOP" && git log -1 --format='%h' -- mtrace.c mtrace.h runtime 2>/dev/null); load average at the start: $LOAD0, at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); tracer: $TRACER; load average at the start: $LOAD0, at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "- bench/newdelete.cpp: 64 live blocks of 16 to 1040 bytes, $PAIRS pairs, $RUNS round(s); $($CXX --version 2>/dev/null | head -n 1) -O2, traced by mtrace-c++ (MTRACE_LEVEL=2, 1: the library use, libmtrace.so)"
 echo "- heaptrack: ${PEER_STATE:-$(heaptrack --version 2>/dev/null | head -n 1), $PEER_PAIRS pairs, $PEER_RUNS round(s), its start-up (0 pairs) subtracted from it and from the plain program: (heaptrack − start-up) / (plain − start-up)}"
 echo

@@ -192,7 +192,7 @@ check "mixed: one report (one summary)" test "$(grep -c 'max traced memory size'
 hasnt "mixed: free of C's block in C++ and delete[] of C++'s in C: no mismatch" mixed.err "mismatched"
 
 # ---- the benchmark of new and delete (bench/cxx.sh, in make bench), small: it must keep running
-TMPDIR=$TMP BENCH_CXX_PAIRS="200000 20000" "$TOP/bench/cxx.sh" --quick > bench.md 2> bench.err
+TMPDIR=$TMP BENCH_MTRACE_DIR=$TOP BENCH_CXX_PAIRS="200000 20000" "$TOP/bench/cxx.sh" --quick > bench.md 2> bench.err
 check "bench/cxx.sh --quick: exit 0" test $? = 0
 command -v heaptrack > /dev/null && peer=figure || peer="not installed"
 # cells CELLS: every cell of the tables' 8 rows a figure (heaptrack's: $peer)
