@@ -37,13 +37,23 @@ function why(pair, b) {
     return "-"
 }
 # ratio(T, PAIR, BUILD): the median over the rounds of the build's time
-# over the plain program's (heaptrack: net, over plain at its size)
+# over the plain program's (heaptrack: net, over plain at its size); ""
+# when there is none, and noise = 1 when only because the plain program's
+# net time was not above 0 (shorter than the start-up's jitter)
 function ratio(t, pair, b,    r, k, q, base) {
     base = b == "heaptrack" ? "small" : "base"
+    noise = 0
     for (r = 1; r <= rounds; r++)
-        if (present(pair, b, r) && present(pair, base, r) && net(t, pair, base, r) > 0)
-            q[++k] = net(t, pair, b, r) / net(t, pair, base, r)
+        if (present(pair, b, r) && present(pair, base, r)) {
+            if (net(t, pair, base, r) > 0) q[++k] = net(t, pair, b, r) / net(t, pair, base, r)
+            else noise = 1
+        }
     return k ? median(q, k) : ""
+}
+function ratio_cell(t, pair, b,    x) {
+    x = ratio(t, pair, b)
+    if (x != "") return times(x, b)
+    return noise ? "- (plain net of its start-up ≤ 0: too short)" : why(pair, b)
 }
 # per_pair(PAIR, BUILD): the median CPU ns of one pair
 function per_pair(pair, b,    r, k, q, n) {
@@ -71,7 +81,7 @@ END {
         p = ps[i]; k = 0
         for (r = 1; r <= rounds; r++) if (present(p, "base", r)) q[++k] = wall[p " base", r]
         line = "| " label[p] " | " (k ? sprintf("%.3f", median(q, k)) : why(p, "base"))
-        for (j = 1; j <= 3; j++) { x = ratio(wall, p, bs[j]); line = line " | " (x == "" ? why(p, bs[j]) : times(x, bs[j])) }
+        for (j = 1; j <= 3; j++) line = line " | " ratio_cell(wall, p, bs[j])
         print line " |"
     }
     print ""
@@ -81,8 +91,8 @@ END {
         p = ps[i]; x = per_pair(p, "base")
         line = "| " label[p] " | " (x == "" ? why(p, "base") : sprintf("%.1f ns", x))
         for (j = 1; j <= 3; j++) {
-            x = per_pair(p, bs[j]); y = ratio(cpu, p, bs[j])
-            line = line " | " (x == "" || y == "" ? why(p, bs[j]) : sprintf("%.1f ns, %s", x, times(y, bs[j])))
+            x = per_pair(p, bs[j]); y = ratio_cell(cpu, p, bs[j])
+            line = line " | " (x == "" ? why(p, bs[j]) : sprintf("%.1f ns, %s", x, y))
         }
         print line " |"
     }
