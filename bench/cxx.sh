@@ -43,7 +43,6 @@ if ! command -v "${CXX%% *}" > /dev/null 2>&1; then
     echo "- not run: no C++ compiler ($CXX; set CXX)"
     exit 0
 fi
-PEER=heaptrack
 if [ "${BENCH_PEERS:-1}" = 0 ]; then PEER_STATE="skipped (BENCH_PEERS=0)"
 elif ! command -v heaptrack > /dev/null 2>&1; then PEER_STATE="not installed"
 else PEER_STATE=""; fi
@@ -83,12 +82,12 @@ cp "$TOP/mtrace-cc" "$W/src/mtrace-c++" || exit 2      # called by this name, it
 # is 0 pairs (the start-up).
 declare -A REF
 one() {
-    local pair=$1 build=$2 round=$3 n=$4 exe=$W/bin/newdelete.0 cmd wall user sys rss status csum
+    local pair=$1 build=$2 round=$3 n=$4 exe=$W/bin/newdelete.0 cmd wall user sys status csum
     case $build in m2) exe=$W/bin/newdelete.2 ;; m1) exe=$W/bin/newdelete.1 ;; esac
     cmd=("$exe" "${pair/start/malloc}" "$n")
     [ "$build" = heaptrack ] && cmd=(heaptrack -o "$W/run/heaptrack" "${cmd[@]}")
     (cd "$W/run" && MTRACE="$W/trace" "$W/timeit" "$W/time" "${cmd[@]}" > "$W/out" 2> "$W/err")
-    read -r wall user sys rss status < "$W/time" || { wall=0 user=0 sys=0 status=999; }
+    read -r wall user sys _ status < "$W/time" || { wall=0 user=0 sys=0 status=999; }
     csum=$(awk '$1 == "checksum" { print $2 }' "$W/out")
     if [ "$status" != 0 ]; then status=exit-$status
     elif [ -z "$csum" ]; then status=no-checksum
