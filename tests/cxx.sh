@@ -207,6 +207,14 @@ cells() {
         END { if (rows != 8 || bad != "") { print "     " rows " rows; not a figure:" bad; exit 1 } }' bench.md
 }
 check "bench/cxx.sh: the three pairs' rows, plain, levels 2 and 1 and heaptrack, every cell a figure" cells
+# order: each pair's CPU ns in the order the tools cost (4x, 10x, 50x apart here), plain's a sane size
+order() {
+    awk -F' [|] ' -v peer="$peer" '/^[|] `/ && / ns/ { n = 0
+            for (i = 2; i <= (peer == "figure" ? 5 : 4); i++) { v[i] = $i + 0; if (i > 2 && v[i] <= v[i - 1]) n++ }
+            if (v[2] < 1 || v[2] > 200 || n) { print "     not in order, or plain not 1 to 200 ns: " $0; bad = 1 } }
+        END { exit bad }' bench.md
+}
+check "bench/cxx.sh: CPU ns per pair, plain (1 to 200) < MTRACE=2 < MTRACE=1 < heaptrack, for each pair" order
 BENCH_CXX_PAIRS=lots "$TOP/bench/cxx.sh" --quick > /dev/null 2> bench-bad.err
 check "bench/cxx.sh: BENCH_CXX_PAIRS=lots refused, exit 2" test $? = 2
 has "bench/cxx.sh: ... saying what it wants" bench-bad.err "BENCH_CXX_PAIRS must be two numbers"
