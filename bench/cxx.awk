@@ -38,14 +38,14 @@ function why(pair, b) {
 }
 # ratio(T, PAIR, BUILD): the median over the rounds of the build's time
 # over the plain program's (heaptrack: net, over plain at its size); ""
-# when there is none, and noise = 1 when only because the plain program's
-# net time was not above 0 (shorter than the start-up's jitter)
+# when there is none, and noise = 1 when only because a net time was not
+# above 0 (the run shorter than the start-up's jitter)
 function ratio(t, pair, b,    r, k, q, base) {
     base = b == "heaptrack" ? "small" : "base"
     noise = 0
     for (r = 1; r <= rounds; r++)
         if (present(pair, b, r) && present(pair, base, r)) {
-            if (net(t, pair, base, r) > 0) q[++k] = net(t, pair, b, r) / net(t, pair, base, r)
+            if (net(t, pair, base, r) > 0 && net(t, pair, b, r) > 0) q[++k] = net(t, pair, b, r) / net(t, pair, base, r)
             else noise = 1
         }
     return k ? median(q, k) : ""
@@ -53,13 +53,13 @@ function ratio(t, pair, b,    r, k, q, base) {
 function ratio_cell(t, pair, b,    x) {
     x = ratio(t, pair, b)
     if (x != "") return times(x, b)
-    return noise ? "- (plain net of its start-up ≤ 0: too short)" : why(pair, b)
+    return noise ? "- (a time net of the start-up ≤ 0: too short)" : why(pair, b)
 }
 # per_pair(PAIR, BUILD): the median CPU ns of one pair
 function per_pair(pair, b,    r, k, q, n) {
     n = b == "heaptrack" ? peer_pairs : pairs
     for (r = 1; r <= rounds; r++)
-        if (present(pair, b, r) && n > 0) q[++k] = net(cpu, pair, b, r) / n * 1e9
+        if (present(pair, b, r) && n > 0 && net(cpu, pair, b, r) > 0) q[++k] = net(cpu, pair, b, r) / n * 1e9
     return k ? median(q, k) : ""
 }
 # over_malloc(PAIR, BUILD): the median of the pair's CPU over malloc/free's
