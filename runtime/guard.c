@@ -37,8 +37,8 @@
    not reused, the C library hands out memory gone cold in the cache, and
    the table keeps three times the tombstones (bench's churn, 20 M
    operations, a loaded machine: 3.5x to 4.6x level 2's CPU time and 30
-   MB at 4 MiB, 2.15x and 12.5 MB at 256 KiB, 1.8x and 11.5 MB holding
-   none; bench/RESULTS.md).
+   MB at 4 MiB, 2.15x and 12.5 MB at 256 KiB, 1.4x and 11.5 MB holding
+   none, where a freed block goes back unfilled; bench/RESULTS.md).
 
    Only blocks of the C library's heap table are checked: a pool's
    (MTRACE_MALLOCLIKE) are the program's own memory.  The check needs every
@@ -386,6 +386,10 @@ static int mtrace_hold(char *raw, char *p, size_t n, unsigned alloc, unsigned fr
                        const struct mtrace_chain *c, const char *call)
 {
     struct mtrace_held *e;
+    if (!mt.held_budget) {      /* MTRACE_QUARANTINE=0: it would leave at once, */
+        mtrace_libc_free(raw);  /* so its fill is neither written nor read */
+        return 1;
+    }
     memset(p, MTRACE_FILL_FREED, n);
     mtrace_word_put(p - 8, MTRACE_MARK_FREED);
     if (!mtrace_held_room()) {

@@ -138,6 +138,16 @@ has "a held 4096-byte block is read whole: its last byte written, found" $e.big-
     "heap.c:$(L big): error: a 4096-byte block was written after it was freed, byte 4095 (found by mtrace_check_heap) (in main)"
 hc $e freed MTRACE_QUARANTINE=0
 check "MTRACE_QUARANTINE=0: nothing held, a write after free not seen (limits.md)" bash -c "quiet $e.freed && rc $e.freed 0"
+# 0: a freed block goes back at once, unfilled (0xDF is 223); held, filled
+hc $e gone MTRACE_QUARANTINE=0
+has "MTRACE_QUARANTINE=0: a freed block goes back to the C library at once, its fill not written" $e.gone.out \
+    "byte 100 after free: 65, the same block next: 1"
+hc $e gone
+has "the default quarantine: the freed block held (not handed out next), filled with 0xDF" $e.gone.out \
+    "byte 100 after free: 223, the same block next: 0"
+hc $e past MTRACE_QUARANTINE=0
+has "MTRACE_QUARANTINE=0: the guards still checked at free" $e.past.err \
+    "heap.c:$(L past): error: 1 byte written past the end of a 40-byte block (found at this free)"
 hc $e past MTRACE_CHECK=
 check "without MTRACE_CHECK: nothing checked, nothing reported" bash -c "quiet $e.past && rc $e.past 0"
 hc $e clean MTRACE_CHECK=heaps

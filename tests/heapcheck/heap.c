@@ -231,6 +231,13 @@ int main(int argc, char **argv)
         free(keep);
         keep[at] = 'x';
         mtrace_check_heap();                        /* L:big */
+    } else if (!strcmp(mode, "gone")) {             /* a 200-byte block freed: its byte 100, and */
+        keep = malloc(200);                         /* is the next 200 bytes asked the same block? */
+        memset(keep, 'A', 200);
+        free(keep);
+        at = (unsigned char)keep[100];
+        b = malloc(200);
+        printf("byte 100 after free: %zu, the same block next: %d\n", at, b == keep);
     } else if (!strcmp(mode, "realloc")) {
         a = malloc(40);
         a[41] = 'x';
