@@ -163,6 +163,18 @@ if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
     check "reachable mode: still reachable = Memcheck's ($vkept)" test "$kept" = "$vkept"
 fi
 
+# --- every range of the block table scanned: N blocks of 64 KiB, each a
+#     range of its own, all held by a global; from 100 to 4000 ranges the
+#     directory's every slot holds one in some run
+$CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" reach-ranges.c -o "$TMP/reach-ranges" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+for n in 100 300 700 1500 2500 4000; do
+    (cd "$TMP" && MTRACE_LEAK_CHECK=reachable ./reach-ranges $n 2> rr-$n.err)
+    echo "$n $(grep -c 'leaked here' "$TMP/rr-$n.err") $(grep -o '[0-9]* bytes in [0-9]* blocks still reachable here' "$TMP/rr-$n.err")"
+done > "$TMP/rr.all"
+check "reachable mode, 100 to 4000 blocks each in a 64 KiB range of its own: all still reachable, none lost" \
+    awk '$2 != 0 || $3 != $1 * 65536 || $6 != $1 { bad = 1; print "     " $0 } END { exit bad }' "$TMP/rr.all"
+
 # --- the same when threads have ended (issue 37): glibc keeps an ended
 #     thread's stack, its TLS at the top, for the next thread; words of the
 #     ended thread's last calls there kept lost blocks "still reachable"
