@@ -291,7 +291,13 @@ static int nops;
 static char script[1 << 20];
 
 enum state { EMPTY, LIVE, FREED };
-static struct { void *p; unsigned long size; enum state state; int reused; } slot[NSLOTS];
+static struct {
+    void *p;
+    unsigned long size;
+    enum state state;
+    int reused;
+    int cookie;         /* new D[]'s: only delete[] of D* frees it (anything else is refused: invalid) */
+} slot[NSLOTS];
 
 /* A message on stderr ("driver-cxx: line N: what"), then _exit(status). */
 static void die(const char *what, int line, int status)
@@ -320,13 +326,16 @@ static void set_slot(int s, void *q, unsigned long n)
     slot[s].size = n;
     slot[s].state = q ? LIVE : EMPTY;
     slot[s].reused = 0;
+    slot[s].cookie = 0;
 }
 
-static void freed(int s, int line)
+/* Slot s given to a free-like call (`frees`: one that frees new D[]'s
+   pointer, delete[] of D*). */
+static void freed(int s, int line, int frees)
 {
     if (slot[s].state == FREED && slot[s].reused)
         die("the freed address was handed out again: this free would not be a double free (status 77)", line, 77);
-    if (slot[s].state == LIVE)
+    if (slot[s].state == LIVE && (frees || !slot[s].cookie))
         slot[s].state = FREED;
 }
 
@@ -362,7 +371,7 @@ static NOINLINE void perform(const struct op *o, int line)
     case CALLOC: set_slot(s, do_calloc(site, o->arg[0], o->arg[1]), o->arg[0] * o->arg[1]); break;
     case REALLOC: {
         enum state was = slot[s].state;
-        freed(s, line);         /* (the guard only: a refused realloc leaves the slot as it was) */
+        freed(s, line, 0);         /* (the guard only: a refused realloc leaves the slot as it was) */
         slot[s].state = was;
         void *q = do_realloc(site, p, o->arg[0]);
         if (q)      /* (NULL: refused as a bad realloc, the slot as it was) */
@@ -370,12 +379,15 @@ static NOINLINE void perform(const struct op *o, int line)
         break;
     }
     case NEW: case NEW_NOTHROW: set_slot(s, make(o), size_of(o->type)); break;
-    case NEW_ARRAY: case NEW_ARRAY_NOTHROW: set_slot(s, make(o), size_of(o->type) * o->arg[0]); break;
-    case FREE: freed(s, line); do_free(site, p); break;
-    case OPERATOR_DELETE: freed(s, line); do_operator_delete(site, p); break;
-    case OPERATOR_DELETE_ARRAY: freed(s, line); do_operator_delete_array(site, p); break;
+    case NEW_ARRAY: case NEW_ARRAY_NOTHROW:
+        set_slot(s, make(o), size_of(o->type) * o->arg[0]);
+        slot[s].cookie = o->type == 'D';
+        break;
+    case FREE: freed(s, line, 0); do_free(site, p); break;
+    case OPERATOR_DELETE: freed(s, line, 0); do_operator_delete(site, p); break;
+    case OPERATOR_DELETE_ARRAY: freed(s, line, 0); do_operator_delete_array(site, p); break;
     case DELETE:
-        freed(s, line);
+        freed(s, line, 0);
         if (o->type == 'P')
             do_delete_P(site, p);
         else if (o->type == 'D')
@@ -384,7 +396,7 @@ static NOINLINE void perform(const struct op *o, int line)
             do_delete_A(site, p);
         break;
     case DELETE_ARRAY:
-        freed(s, line);
+        freed(s, line, o->type == 'D');
         if (o->type == 'P')
             do_delete_array_P(site, p);
         else if (o->type == 'D')
