@@ -290,6 +290,7 @@ class Generator:
         r = self.rng = random.Random(seed)
         self.mode = 'stop' if r.random() < 0.35 else 'continue'
         self.clean = r.random() < 0.25
+        self.checked = r.random() < 0.25    # MTRACE_CHECK=heap: every block guarded, freed ones held
         self.ops = []
         self.proc = Process('driver.cpp', 'continue', 1, [])
         self.last_alloc = -1
@@ -476,8 +477,16 @@ def compare_json(want, text, who):
     return '%s: expected %s' % (who, '; '.join(diff)) if diff else None
 
 
-def describe(seed, compiler, level, mode, clean):
-    return 'seed %d (%s, level %d, %s%s)' % (seed, compiler, level, mode, ', clean' if clean else '')
+def describe(seed, compiler, level, gen):
+    return 'seed %d (%s, level %d, %s%s%s)' % (seed, compiler, level, gen.mode, ', clean' if gen.clean else '',
+                                             ', MTRACE_CHECK=heap' if gen.checked else '')
+
+
+def env_of(gen):
+    env = {'MTRACE_LEAK_RECORDS': '0'}      # (every leak record printed)
+    if gen.checked:
+        env['MTRACE_CHECK'] = 'heap'
+    return env
 
 
 def choice_of(seed):
@@ -494,7 +503,7 @@ def check_seed(args):
     where = model.report_path(DRIVER, work)
     want, children, status, report = predict(ops, where, gen.mode, level)
     run = model.run_driver(binary, ops, level, 'continue' if gen.mode == 'continue' else 'abort', work,
-                           'x%d' % seed, opts={'env': {'MTRACE_LEAK_RECORDS': '0'}})
+                           'x%d' % seed, opts={'env': env_of(gen)})
     fails = []
     if run.status == 77:
         fails.append(('guard', 'the driver says a double free was not one:\n' + run.stderr[-400:]))
@@ -521,9 +530,9 @@ def check_seed(args):
         for key in ('mismatched free', 'double free', 'invalid'):
             if kind == 'line' and ': error: ' in x and key in x:
                 counts[key] = counts.get(key, 0) + 1
-    counts.update({'clean runs': int(gen.clean), 'stop-mode runs': int(gen.mode == 'stop'),
+    counts.update({'clean runs': int(gen.clean), 'stop-mode runs': int(gen.mode == 'stop'), 'checked runs': int(gen.checked),
                    'children': len(children), 'threads': sum(o.name == 'thread' for o in ops)})
-    return seed, describe(seed, compiler, level, gen.mode, gen.clean), fails, counts, model.format_script(ops)
+    return seed, describe(seed, compiler, level, gen), fails, counts, model.format_script(ops)
 
 
 GROUPS = ('reports', 'clean', 'children', 'status', 'json', 'guard')     # (their titles: tests/modelcxx.sh)
@@ -562,7 +571,7 @@ def cmd_show(opts):
     ops = gen.script()
     compiler, level = choice_of(opts.seed)
     sys.stdout.write(model.format_script(ops))
-    print('# %s' % describe(opts.seed, compiler, level, gen.mode, gen.clean))
+    print('# %s' % describe(opts.seed, compiler, level, gen))
     want, children, status, report = predict(ops, 'driver.cpp', gen.mode, level)
     for kind, item in want:
         print('# %s' % (item if kind == 'line' else 'leaks (any order of equal sizes): ' + ' | '.join(r[0] for r in item)))
