@@ -103,6 +103,7 @@ def cxx_sites(path):
             m = re.match(r'static NOINLINE [\w\s*]*?\b(\w+)\((.*)\)$', line.rstrip())
             if m:
                 params = [re.sub(r'\s*\*\s*', '*', re.sub(r'\s*\w+$', '', p.strip())) for p in m.group(2).split(',')]
+                params = [re.sub(r'^const (?:struct )?(\w+)\*$', r'\1 const*', p) for p in params]
                 shown[m.group(1)] = '%s(%s)' % (m.group(1), ', '.join(params))
     return {k: (shown.get(func, func), file, line) for k, (func, file, line) in sites.items()}
 
@@ -124,6 +125,7 @@ class Block:
     def __init__(self, family, size, cookie, alloc):
         self.family, self.size, self.cookie, self.alloc = family, size, cookie, alloc
         self.freed_by = None
+        self.alloc_frames = self.freed_frames = ()
         self.inherited = False
 
 
@@ -136,19 +138,41 @@ class Process:
     write, in order, into `out` (shared by the run's processes: a parent
     waits for its child)."""
 
-    def __init__(self, where, mode, level, out):
+    def __init__(self, where, mode, level, out, stacks=0):
         self.where, self.mode, self.level, self.out = where, mode, level, out
+        self.stacks, self.forks = stacks, 0     # MTRACE_DEPTH (0: none); how many forks deep
+        self.frames = ()                        # the callers of the op under way
         self.slots, self.blocks = {}, []
         self.counts = {'mismatched': 0, 'double': 0, 'invalid': 0}
 
-    def place(self, mark, kind, text):
+    def place(self, mark, kind, text, frames=()):
+        """A place's line, then its callers' (guide, "Call stacks": N - 1
+        of them, up to main)."""
         func, _, line = SITES[mark]
-        return '%s:%d: %s: %s (in %s)' % (self.where, line, kind, text, func)
+        return ['%s:%d: %s: %s (in %s)' % (self.where, line, kind, text, func)] + [
+            '%s:%d: note: called from %s' % (self.where, SITES[c][2], SITES[c][0]) for c in frames]
+
+    def callers(self, op):
+        """The CALL markers of op's callers, innermost first, as the
+        stack shows them (MTRACE_DEPTH - 1 of them), or () without stacks."""
+        if not self.stacks:
+            return ()
+        chain = []
+        if op.name.startswith('new'):
+            chain.append('CALL make_%s_%s' % (op.name, op.args[1]))
+            chain.append('CALL perform_new_array' if 'array' in op.name else 'CALL perform_new')
+        elif op.name in ('delete', 'delete_array'):
+            chain.append('CALL perform_%s_%s' % (op.name, op.args[1]))
+        else:
+            chain.append('CALL perform_' + op.name)
+        chain += ['CALL run_perform'] + ['CALL run_child'] * self.forks + ['CALL main_run']
+        return tuple(chain[:self.stacks - 1])
 
     def report(self, count, at, text, b, first_freed=False):
-        lines = [self.place(at, 'error', text), self.place(b.alloc, 'note', 'the block was allocated here')]
+        lines = self.place(at, 'error', text, self.frames)
+        lines += self.place(b.alloc, 'note', 'the block was allocated here', b.alloc_frames)
         if first_freed:
-            lines.append(self.place(b.freed_by, 'note', 'and first freed here'))
+            lines += self.place(b.freed_by, 'note', 'and first freed here', b.freed_frames)
         self.counts[count] += 1
         self.out.extend(('line', x) for x in lines)
         if self.mode == 'stop':
@@ -156,6 +180,7 @@ class Process:
 
     def make(self, slot, family, size, cookie, at):
         b = Block(family, size, cookie, at)
+        b.alloc_frames = self.frames
         self.slots[slot] = b
         self.blocks.append(b)
 
@@ -172,7 +197,7 @@ class Process:
         else:
             if b.family != FREEING[op.name]:
                 self.report('mismatched', at, 'mismatched free: %s of a block allocated by %s' % (call, b.family), b)
-            b.freed_by = at
+            b.freed_by, b.freed_frames = at, self.frames
 
     def realloc(self, op):
         b, at = self.slots[op.args[0]], marker(op)
@@ -182,11 +207,12 @@ class Process:
         elif b.freed_by:
             self.report('double', at, 'double free: realloc of a block already freed', b, first_freed=True)
         else:
-            b.freed_by = at
+            b.freed_by, b.freed_frames = at, self.frames
             self.make(op.args[0], 'malloc', op.args[1], 0, at)
 
     def step(self, op):
         a = op.args
+        self.frames = self.callers(op)
         if op.name == 'malloc':
             self.make(a[0], 'malloc', a[1], 0, marker(op))
         elif op.name == 'calloc':
@@ -209,14 +235,16 @@ class Process:
         for b in c.blocks:
             b.inherited = True
         c.counts = {k: 0 for k in self.counts}
+        c.forks = self.forks + 1
         return c
 
     def leaks(self):
-        """{alloc marker: [bytes, blocks]} of the live blocks not inherited."""
+        """{(alloc marker, its callers): [bytes, blocks]} of the live blocks
+        not inherited (with stacks, a record per place and callers)."""
         per = {}
         for b in self.blocks:
             if not b.freed_by and not b.inherited:
-                r = per.setdefault(b.alloc, [0, 0])
+                r = per.setdefault((b.alloc, b.alloc_frames), [0, 0])
                 r[0] += b.size
                 r[1] += 1
         return per
@@ -224,8 +252,8 @@ class Process:
     def end(self):
         """The exit report's lines and the status."""
         per = self.leaks()
-        records = sorted(('%s:%d: error: %d bytes in %d block%s leaked here (in %s)'
-                          % (self.where, SITES[m][2], n, k, plural(k), SITES[m][0]), n, k) for m, (n, k) in per.items())
+        records = sorted((tuple(self.place(m, 'error', '%d bytes in %d block%s leaked here' % (n, k, plural(k)), f)), n, k)
+                         for (m, f), (n, k) in per.items())
         if records:
             self.out.append(('leaks', records))
         if len(records) > 1:
@@ -249,7 +277,7 @@ class Process:
                 'leaked_blocks': sum(r[1] for r in per.values()), 'exit_status': status}
 
 
-def predict(ops, where, mode, level):
+def predict(ops, where, mode, level, stacks=0):
     """The items every process writes, in order; the children's ends
     ('exit S' / 'signal 6') and JSON figures (None when stopped), in the
     order they end; main's status and JSON figures."""
@@ -269,7 +297,7 @@ def predict(ops, where, mode, level):
                 run(proc, node[1])
             else:
                 proc.step(node)
-    main = Process(where, mode, level, out)
+    main = Process(where, mode, level, out, stacks)
     try:
         run(main, spans(ops, 0, len(ops)))
         status = main.end()
@@ -292,6 +320,8 @@ class Generator:
         self.mode = 'stop' if r.random() < 0.35 else 'continue'
         self.clean = r.random() < 0.25
         self.checked = r.random() < 0.25    # MTRACE_CHECK=heap: every block guarded, freed ones held
+        # MTRACE_DEPTH in one seed in three, without threads (their callers end in the C library)
+        self.stacks = r.choice([2, 3, 4, 6, 16]) if r.random() < 0.33 else 0
         self.ops = []
         self.proc = Process('driver.cpp', 'continue', 1, [])
         self.last_alloc = -1
@@ -397,7 +427,7 @@ class Generator:
                 self.emit('realloc', self.site(), (r.choice(plain), r.randint(1, 300)))
         elif x < 0.9 and not self.clean:
             self.fault()
-        elif x < 0.95 and not inside:
+        elif x < 0.95 and not inside and not self.stacks:
             self.group('thread', 'join')
         elif not inside and self.depth < 2:
             self.group('fork', 'wait')
@@ -456,14 +486,20 @@ def compare(want, got):
                 return 'expected %r, got %r' % (item, got[k] if k < len(got) else 'nothing')
             k += 1
             continue
-        take = got[k:k + len(item)]
+        take, j = [], k
+        for _ in item:          # (a record: its line and its callers' notes)
+            if j < len(got):
+                rec, j = [got[j]], j + 1
+                while j < len(got) and ': note: called from ' in got[j]:
+                    rec, j = rec + [got[j]], j + 1
+                take.append(tuple(rec))
         if sorted(take) != sorted(r[0] for r in item):
-            return 'expected the leaks:\n%s\ngot:\n%s' % ('\n'.join('  ' + r[0] for r in item),
-                                                        '\n'.join('  ' + t for t in take) or '  nothing')
+            return 'expected the leaks:\n%s\ngot:\n%s' % ('\n'.join('  ' + ' | '.join(r[0]) for r in item),
+                                                        '\n'.join('  ' + ' | '.join(t) for t in take) or '  nothing')
         size = {r[0]: (r[1], r[2]) for r in item}
         if [size[t] for t in take] != sorted((size[t] for t in take), reverse=True):
-            return 'the leaks not largest first:\n%s' % '\n'.join('  ' + t for t in take)
-        k += len(item)
+            return 'the leaks not largest first:\n%s' % '\n'.join('  ' + t[0] for t in take)
+        k = j
     if k < len(got):
         return 'unexpected: %s' % got[k]
     return None
@@ -479,14 +515,17 @@ def compare_json(want, text, who):
 
 
 def describe(seed, compiler, level, gen):
-    return 'seed %d (%s, level %d, %s%s%s)' % (seed, compiler, level, gen.mode, ', clean' if gen.clean else '',
-                                             ', MTRACE_CHECK=heap' if gen.checked else '')
+    return 'seed %d (%s, level %d, %s%s%s%s)' % (seed, compiler, level, gen.mode, ', clean' if gen.clean else '',
+                                               ', MTRACE_CHECK=heap' if gen.checked else '',
+                                               ', MTRACE_DEPTH=%d' % gen.stacks if gen.stacks else '')
 
 
 def env_of(gen):
     env = {'MTRACE_LEAK_RECORDS': '0'}      # (every leak record printed)
     if gen.checked:
         env['MTRACE_CHECK'] = 'heap'
+    if gen.stacks:
+        env['MTRACE_DEPTH'] = str(gen.stacks)
     return env
 
 
@@ -502,7 +541,7 @@ def check_seed(args):
     compiler, level = choice_of(seed)
     binary = os.path.join(bin_dir, 'driver-cxx-%s-%d' % (compiler, level))
     where = model.report_path(DRIVER, work)
-    want, children, status, report = predict(ops, where, gen.mode, level)
+    want, children, status, report = predict(ops, where, gen.mode, level, gen.stacks)
     run = model.run_driver(binary, ops, level, 'continue' if gen.mode == 'continue' else 'abort', work,
                            'x%d' % seed, opts={'env': env_of(gen)})
     fails = []
@@ -532,6 +571,7 @@ def check_seed(args):
             if kind == 'line' and ': error: ' in x and key in x:
                 counts[key] = counts.get(key, 0) + 1
     counts.update({'clean runs': int(gen.clean), 'stop-mode runs': int(gen.mode == 'stop'), 'checked runs': int(gen.checked),
+                   'runs with stacks': int(bool(gen.stacks)),
                    'children': len(children), 'threads': sum(o.name == 'thread' for o in ops)})
     return seed, describe(seed, compiler, level, gen), fails, counts, model.format_script(ops)
 
@@ -661,9 +701,10 @@ def cmd_show(opts):
     compiler, level = choice_of(opts.seed)
     sys.stdout.write(model.format_script(ops))
     print('# %s' % describe(opts.seed, compiler, level, gen))
-    want, children, status, report = predict(ops, 'driver.cpp', gen.mode, level)
+    want, children, status, report = predict(ops, 'driver.cpp', gen.mode, level, gen.stacks)
     for kind, item in want:
-        print('# %s' % (item if kind == 'line' else 'leaks (any order of equal sizes): ' + ' | '.join(r[0] for r in item)))
+        print('# %s' % (item if kind == 'line' else 'leaks (any order of equal sizes): '
+                        + ' || '.join(' | '.join(r[0]) for r in item)))
     print('# children %s, status %s, JSON %s' % ([c[0] for c in children], status, report))
     return 0
 

@@ -339,21 +339,32 @@ static void freed(int s, int line, int frees)
         slot[s].state = FREED;
 }
 
-static void *make(const struct op *o)
+/* new's calls, one a line (each line's CALL marker: the caller the
+   model predicts under the allocation's place with MTRACE_DEPTH). */
+static NOINLINE void *make(const struct op *o)
 {
     unsigned long n = o->arg[0];     /* COUNT */
-    switch (o->kind) {
-    case NEW: return o->type == 'P' ? do_new_P(o->site) : o->type == 'D' ? do_new_D(o->site) : do_new_A(o->site);
-    case NEW_NOTHROW:
-        return o->type == 'P' ? do_new_nothrow_P(o->site) : o->type == 'D' ? do_new_nothrow_D(o->site)
-                                                                            : do_new_nothrow_A(o->site);
-    case NEW_ARRAY:
-        return o->type == 'P' ? do_new_array_P(o->site, n) : o->type == 'D' ? do_new_array_D(o->site, n)
-                                                                             : do_new_array_A(o->site, n);
-    default:
-        return o->type == 'P' ? do_new_array_nothrow_P(o->site, n)
-               : o->type == 'D' ? do_new_array_nothrow_D(o->site, n) : do_new_array_nothrow_A(o->site, n);
-    }
+    int site = o->site, array = o->kind == NEW_ARRAY || o->kind == NEW_ARRAY_NOTHROW;
+    int nothrow = o->kind == NEW_NOTHROW || o->kind == NEW_ARRAY_NOTHROW;
+    void *p;
+    if (!array && !nothrow)
+        p = o->type == 'P' ? do_new_P(site)                                /* CALL make_new_P */
+            : o->type == 'D' ? do_new_D(site)                              /* CALL make_new_D */
+            : do_new_A(site);                                              /* CALL make_new_A */
+    else if (!array)
+        p = o->type == 'P' ? do_new_nothrow_P(site)                        /* CALL make_new_nothrow_P */
+            : o->type == 'D' ? do_new_nothrow_D(site)                      /* CALL make_new_nothrow_D */
+            : do_new_nothrow_A(site);                                      /* CALL make_new_nothrow_A */
+    else if (!nothrow)
+        p = o->type == 'P' ? do_new_array_P(site, n)                       /* CALL make_new_array_P */
+            : o->type == 'D' ? do_new_array_D(site, n)                     /* CALL make_new_array_D */
+            : do_new_array_A(site, n);                                     /* CALL make_new_array_A */
+    else
+        p = o->type == 'P' ? do_new_array_nothrow_P(site, n)               /* CALL make_new_array_nothrow_P */
+            : o->type == 'D' ? do_new_array_nothrow_D(site, n)             /* CALL make_new_array_nothrow_D */
+            : do_new_array_nothrow_A(site, n);                             /* CALL make_new_array_nothrow_A */
+    __asm__ volatile("" : : "r"(p) : "memory");     /* (no tail call) */
+    return p;
 }
 
 static unsigned long size_of(char type)
@@ -367,49 +378,49 @@ static NOINLINE void perform(const struct op *o, int line)
     int s = o->slot, site = o->site;
     void *p = slot[s].p;
     switch (o->kind) {
-    case MALLOC: set_slot(s, do_malloc(site, o->arg[0]), o->arg[0]); break;
-    case CALLOC: set_slot(s, do_calloc(site, o->arg[0], o->arg[1]), o->arg[0] * o->arg[1]); break;
+    case MALLOC: set_slot(s, do_malloc(site, o->arg[0]), o->arg[0]); break;                  /* CALL perform_malloc */
+    case CALLOC: set_slot(s, do_calloc(site, o->arg[0], o->arg[1]), o->arg[0] * o->arg[1]); break;   /* CALL perform_calloc */
     case REALLOC: {
         enum state was = slot[s].state;
         freed(s, line, 0);         /* (the guard only: a refused realloc leaves the slot as it was) */
         slot[s].state = was;
-        void *q = do_realloc(site, p, o->arg[0]);
+        void *q = do_realloc(site, p, o->arg[0]);                                         /* CALL perform_realloc */
         if (q)      /* (NULL: refused as a bad realloc, the slot as it was) */
             set_slot(s, q, o->arg[0]);
         break;
     }
-    case NEW: case NEW_NOTHROW: set_slot(s, make(o), size_of(o->type)); break;
+    case NEW: case NEW_NOTHROW: set_slot(s, make(o), size_of(o->type)); break;               /* CALL perform_new */
     case NEW_ARRAY: case NEW_ARRAY_NOTHROW:
-        set_slot(s, make(o), size_of(o->type) * o->arg[0]);
+        set_slot(s, make(o), size_of(o->type) * o->arg[0]);                                  /* CALL perform_new_array */
         slot[s].cookie = o->type == 'D';
         break;
-    case FREE: freed(s, line, 0); do_free(site, p); break;
-    case OPERATOR_DELETE: freed(s, line, 0); do_operator_delete(site, p); break;
-    case OPERATOR_DELETE_ARRAY: freed(s, line, 0); do_operator_delete_array(site, p); break;
+    case FREE: freed(s, line, 0); do_free(site, p); break;                                     /* CALL perform_free */
+    case OPERATOR_DELETE: freed(s, line, 0); do_operator_delete(site, p); break;               /* CALL perform_operator_delete */
+    case OPERATOR_DELETE_ARRAY: freed(s, line, 0); do_operator_delete_array(site, p); break;   /* CALL perform_operator_delete_array */
     case DELETE:
         freed(s, line, 0);
         if (o->type == 'P')
-            do_delete_P(site, p);
+            do_delete_P(site, p);                                                          /* CALL perform_delete_P */
         else if (o->type == 'D')
-            do_delete_D(site, p);
+            do_delete_D(site, p);                                                          /* CALL perform_delete_D */
         else
-            do_delete_A(site, p);
+            do_delete_A(site, p);                                                          /* CALL perform_delete_A */
         break;
     case DELETE_ARRAY:
         freed(s, line, o->type == 'D');
         if (o->type == 'P')
-            do_delete_array_P(site, p);
+            do_delete_array_P(site, p);                                                    /* CALL perform_delete_array_P */
         else if (o->type == 'D')
-            do_delete_array_D(site, p);
+            do_delete_array_D(site, p);                                                    /* CALL perform_delete_array_D */
         else
-            do_delete_array_A(site, p);
+            do_delete_array_A(site, p);                                                    /* CALL perform_delete_array_A */
         break;
     default: break;
     }
     __asm__ volatile("" : : : "memory");    /* no call above is a tail call */
 }
 
-static void run(int from, int to);
+static NOINLINE void run(int from, int to);
 
 struct span { int from, to; };
 static void *thread_main(void *arg)
@@ -434,10 +445,9 @@ static void reap(pid_t pid, int line)
         _exit(2);
 }
 
-/* Runs ops [from, to): threads joined before the next op; a fork's child
-   runs its span and returns (-1: it is the child, its caller returns
-   from main). */
-static void run(int from, int to)
+/* Runs ops [from, to): a thread joined before the next op; a fork's child
+   runs its span (one more frame of run: the model's callers) and exits. */
+static NOINLINE void run(int from, int to)
 {
     for (int i = from; i < to; i++) {
         const struct op *o = &ops[i];
@@ -452,13 +462,13 @@ static void run(int from, int to)
             if (pid < 0)
                 die("fork failed", i + 1, 2);
             if (pid == 0) {
-                run(i + 1, o->end);
+                run(i + 1, o->end);                                                        /* CALL run_child */
                 exit(0);                /* (the child's end: its report) */
             }
             reap(pid, i + 1);
             i = o->end;
         } else if (o->kind != JOIN && o->kind != WAIT) {
-            perform(o, i + 1);
+            perform(o, i + 1);                                                             /* CALL run_perform */
         }
     }
 }
@@ -571,6 +581,6 @@ int main(int argc, char **argv)
         die("usage: driver-cxx SCRIPT", 0, 2);
     read_script(argv[1]);
     match_spans();
-    run(0, nops);
+    run(0, nops);                                                                          /* CALL main_run */
     return 0;
 }
