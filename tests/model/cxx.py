@@ -13,9 +13,12 @@ operators called by name) and, in most seeds, faults: a block freed by
 each wrong family, freed twice, realloc'ed after its free, or the pointer
 of new D[]'s block (8 bytes in: the cookie) given to anything but
 delete[] of D*; on another thread, in a forked child (its own blocks and
-those it inherited), in stop and continue mode.  One seed in four is
-clean: every block freed by its own family, some in another form (an
+those it inherited), in stop and continue mode, under MTRACE_CHECK=heap
+(one seed in four), with MTRACE_DEPTH (one in three).  One seed in four
+is clean: every block freed by its own family, some in another form (an
 unaligned delete of an aligned new, a sized delete of another size).
+`memcheck` runs some of the scripts, built without mtrace, under
+Memcheck: its bad-free errors must be the model's.
 
 The model (class Process) reads only the documents, written out here:
 
@@ -61,9 +64,22 @@ The model (class Process) reads only the documents, written out here:
   names: FILE is driver.cpp as the exit report writes it (its absolute
     path: the runs are made elsewhere), FUNC the function demangled with
     its parameters' types (`do_delete_P(int, void*)`), as addr2line says.
+  call stacks (MTRACE_DEPTH=N; doc/guide.md "Call stacks"): under each
+    place of a report (the bad call, the allocation, the first free) and
+    under each leak record, "FILE:LINE: note: called from FUNC", N - 1 of
+    them, up to main (driver.cpp's CALL lines: make, perform, run, one
+    run more per fork, main); a leak record per place and callers.  The
+    callers of a thread end in the C library: no thread with stacks.
+  the heap check (MTRACE_CHECK=heap) changes none of this: no byte is
+    written out of bounds here, so no heap report.
+
+Memcheck (3.19) agrees but on realloc of new's block, which it reports
+as a mismatched free (mtrace does not: doc/limits.md), and prints an
+error once for each call stack: `memcheck` takes both into account.
 
 Usage: cxx.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J] [--keep DIR]
            (tests/modelcxx.sh builds driver-cxx-COMPILER-LEVEL into DIR)
+       cxx.py memcheck --seeds N --first F --driver PLAIN --work DIR [--keep DIR]
        cxx.py show SEED (the script and its prediction)"""
 import argparse
 import copy
@@ -191,7 +207,8 @@ class Process:
         off = b.cookie - (COOKIE if op.name == 'delete_array' and op.args[1] == 'D' else 0)
         at = marker(op)
         if off:         # (the generator gives only a live block's cookie'd pointer)
-            self.report('invalid', at, 'invalid %s of an address %d bytes into a %d-byte block' % (call, off, b.size), b)
+            self.report('invalid', at, 'invalid %s of an address %d bytes into a %d-byte block'
+                        % (call, off, b.size), b)
         elif b.freed_by:
             self.report('double', at, 'double free of a block', b, first_freed=True)
         else:
@@ -252,8 +269,8 @@ class Process:
     def end(self):
         """The exit report's lines and the status."""
         per = self.leaks()
-        records = sorted((tuple(self.place(m, 'error', '%d bytes in %d block%s leaked here' % (n, k, plural(k)), f)), n, k)
-                         for (m, f), (n, k) in per.items())
+        records = sorted((tuple(self.place(m, 'error', '%d bytes in %d block%s leaked here' % (n, k, plural(k)), f)),
+                          n, k) for (m, f), (n, k) in per.items())
         if records:
             self.out.append(('leaks', records))
         if len(records) > 1:
@@ -427,8 +444,9 @@ class Generator:
                 self.emit('realloc', self.site(), (r.choice(plain), r.randint(1, 300)))
         elif x < 0.9 and not self.clean:
             self.fault()
-        elif x < 0.95 and not inside and not self.stacks:
-            self.group('thread', 'join')
+        elif x < 0.95 and not inside:
+            if not self.stacks:
+                self.group('thread', 'join')
         elif not inside and self.depth < 2:
             self.group('fork', 'wait')
 
@@ -462,8 +480,8 @@ class Generator:
 
 # --- comparing ----------------------------------------------------------------
 
-RELEVANT = re.compile(r': (error|note): |^\*\*\* MTRACE: (\d+ bytes in \d+ blocks leaked|\d+ (invalid|mismatched|double) '
-                      r'free|No memory leaks)')
+RELEVANT = re.compile(r': (error|note): |^\*\*\* MTRACE: (\d+ bytes in \d+ blocks leaked'
+                      r'|\d+ (invalid|mismatched|double) free|No memory leaks)')
 
 
 def actual_lines(stderr):
@@ -550,7 +568,8 @@ def check_seed(args):
     diff = compare(want, actual_lines(run.stderr))
     if diff:
         fails.append(('reports', diff))
-    if gen.clean and (status != 0 or run.status != 0 or any(': error: ' in l or ': note: ' in l for l in run.stderr.splitlines())):
+    said = [line for line in run.stderr.splitlines() if ': error: ' in line or ': note: ' in line]
+    if gen.clean and (status != 0 or run.status != 0 or said):
         fails.append(('clean', 'a clean program: status %s, stderr:\n%s' % (run.status, run.stderr[-600:])))
     ends = re.findall(r'^child (\d+) of \d+: (.*)$', run.stdout, re.M)
     if [e for _, e in ends] != [c[0] for c in children]:
@@ -570,7 +589,8 @@ def check_seed(args):
         for key in ('mismatched free', 'double free', 'invalid'):
             if kind == 'line' and ': error: ' in x and key in x:
                 counts[key] = counts.get(key, 0) + 1
-    counts.update({'clean runs': int(gen.clean), 'stop-mode runs': int(gen.mode == 'stop'), 'checked runs': int(gen.checked),
+    counts.update({'clean runs': int(gen.clean), 'stop-mode runs': int(gen.mode == 'stop'),
+                   'checked runs': int(gen.checked),
                    'runs with stacks': int(bool(gen.stacks)),
                    'children': len(children), 'threads': sum(o.name == 'thread' for o in ops)})
     return seed, describe(seed, compiler, level, gen), fails, counts, model.format_script(ops)
