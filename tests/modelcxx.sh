@@ -34,8 +34,8 @@ if [ -n "$ASAN" ]; then         # ASan's own new and delete take libmtrace's pla
 fi
 # The driver with each compiler at each level, compiled from its own
 # directory (its sites are driver.cpp:LINE), without tail calls (the
-# return address is the call's line); clang++ at -O0, whose -O1 line
-# tables put some calls' return addresses on line 0.
+# return address is the call's line); clang++ at -O0: at -O1 it merges
+# each function's two identical calls (sites a and b) into one, of line 0.
 build() {
     local c=$1 level=$2 opt=-O1
     [ "$c" = clang++ ] && opt=-O0
