@@ -192,24 +192,36 @@ static int mtrace_tombstone_proves(const struct mtrace_block *b, const void *p)
     return gone;
 }
 
+static MTRACE_ONE_COPY struct mtrace_block *mtrace_mismatched(struct mtrace_table *t, struct mtrace_block *b,
+                                                              void *p, int family, struct mtrace_site *by,
+                                                              const struct mtrace_chain *c,
+                                                              struct mtrace_table **heir);
+
 /* realloc and reallocarray from traced code.  `first` is the record of a
-   block that did not exist before: '>' for realloc(NULL, n). */
+   block that did not exist before: '>' for realloc(NULL, n).  realloc of
+   new's block is a mismatched free, reported first (mtrace_mismatched);
+   continuing, the block is resized as malloc's. */
 static void *mtrace_resize(void *p, size_t n, struct mtrace_site *d, const struct mtrace_chain *c, int first)
 {
     struct mtrace_block *b;
     struct mtrace_table *heir;
     if (p && mtrace_lock_ready()) {
         b = mtrace_lookup(&mt.heap, (uintptr_t)p, &heir);
-        if (mtrace_live(b))
+        if (mtrace_live(b) && mtrace_b_family(b) != MTRACE_BY_MALLOC)  /* new's block: a mismatch, as */
+            b = mtrace_mismatched(&mt.heap, b, p, MTRACE_REALLOC_CALL, d, c, &heir);   /* Memcheck says */
+        if (!b)
+            ;                   /* (the tracer is done meanwhile: the lock is not held) */
+        else if (mtrace_live(b))
             return mtrace_move(heir, b, p, n, d, c, first);
-        if (b->addr && (mt.interposed || mtrace_tombstone_proves(b, p))
-            && !mtrace_holder_any(&mt.heap, (uintptr_t)p)) {
+        else if (b->addr && (mt.interposed || mtrace_tombstone_proves(b, p))
+                 && !mtrace_holder_any(&mt.heap, (uintptr_t)p)) {
             mtrace_double_free(b, d, "double free: realloc of a block already freed", c, 0);  /* continuing: nothing */
             return 0;
+        } else {
+            mtrace_unlock();
+            if (mtrace_invalid_free(d, "realloc", p, c, 0))
+                return 0;       /* continuing: nothing */
         }
-        mtrace_unlock();
-        if (mtrace_invalid_free(d, "realloc", p, c, 0))
-            return 0;           /* continuing: nothing */
     }
     if (mtrace_checking())
         return mtrace_traced(mtrace_guard_adopt(p, n), n, d, c, first);
@@ -291,10 +303,6 @@ MTRACE_API void *mtrace_reallocarray(void *p, size_t n, size_t size)
    MTRACE_BY_ANY) is a mismatched free, reported first (mtrace_mismatched). */
 static MTRACE_ONE_COPY int mtrace_free_checked(struct mtrace_table *heir, struct mtrace_block *b, void *p,
                                                struct mtrace_site *by, const struct mtrace_chain *c);
-static MTRACE_ONE_COPY struct mtrace_block *mtrace_mismatched(struct mtrace_table *t, struct mtrace_block *b,
-                                                              void *p, int family, struct mtrace_site *by,
-                                                              const struct mtrace_chain *c,
-                                                              struct mtrace_table **heir);
 static MTRACE_HOT int mtrace_release_as(struct mtrace_table *t, void *p, struct mtrace_site *by, int trust,
                                         const struct mtrace_chain *c, int family)
 {

@@ -176,8 +176,10 @@ static void mtrace_double_free(struct mtrace_block *b, struct mtrace_site *by, c
 }
 
 /* The names of the families of calls that make and free blocks
-   (MTRACE_BY_MALLOC ...): what frees a block of each, what made it. */
-static const char *const mtrace_freeing_call[] = { "free", "delete", "delete[]" };
+   (MTRACE_BY_MALLOC ...): what frees a block of each, what made it; and
+   realloc, of malloc's family, named as itself (MTRACE_REALLOC_CALL). */
+#define MTRACE_REALLOC_CALL 3
+static const char *const mtrace_freeing_call[] = { "free", "delete", "delete[]", "realloc" };
 static const char *const mtrace_making_call[] = { "malloc", "new", "new[]" };
 
 /* A live block of family `made`, entry `alloc`, freed at `by` by a call of

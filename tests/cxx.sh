@@ -74,26 +74,27 @@ for c in $COMPILERS; do
     check "$c: a mismatched free stops the program (abort: 134)" test $? = 134
     MTRACE_DOUBLE_FREE=continue MTRACE_REPORT=mismatch-$c.json ./mismatch-$c > /dev/null 2> mismatch-cont-$c.err
     check "$c: MTRACE_DOUBLE_FREE=continue: the program goes on, exit 1" test $? = 1
-    check "$c: JSON mismatched_frees 4, double_frees and invalid_frees 0" test "$(python3 -c '
+    check "$c: JSON mismatched_frees 5, double_frees and invalid_frees 0" test "$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(r["mismatched_frees"], r["double_frees"], r["invalid_frees"])' mismatch-$c.json)" = "4 0 0"
+print(r["mismatched_frees"], r["double_frees"], r["invalid_frees"])' mismatch-$c.json)" = "5 0 0"
     n=0
     for what in "delete of a block allocated by new[]" "delete of a block allocated by malloc" \
-                "delete[] of a block allocated by new" "free of a block allocated by new[]"; do
+                "delete[] of a block allocated by new" "free of a block allocated by new[]" \
+                "realloc of a block allocated by new"; do
         n=$((n + 1))
         has "$c: mismatch $n: at the free's line, saying what freed what" mismatch-cont-$c.err \
             "mismatch.cpp:$(line mismatch.cpp FREE-$n): error: mismatched free: $what (in main)"
         has "$c: mismatch $n: the allocation's place as a note" mismatch-cont-$c.err \
             "mismatch.cpp:$(line mismatch.cpp ALLOC-$n): note: the block was allocated here (in main)"
     done
-    has "$c: the summary counts them" mismatch-cont-$c.err "*** MTRACE: 4 mismatched frees"
-    hasnt "$c: each block was freed all the same: no leak" mismatch-cont-$c.err "leaked"
+    has "$c: the summary counts them" mismatch-cont-$c.err "*** MTRACE: 5 mismatched frees"
+    hasnt "$c: each block was freed all the same (realloc's resized, then freed): no leak" mismatch-cont-$c.err "leaked"
 done
 if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
     g++ -std=c++17 -g -O0 -Wno-mismatched-new-delete mismatch.cpp -o mismatch-plain
     valgrind ./mismatch-plain > /dev/null 2> mismatch.vg
-    check "mismatches: Memcheck finds the same four" test "$(grep -c 'Mismatched free() / delete / delete \[\]' mismatch.vg)" = 4
+    check "mismatches: Memcheck finds the same five" test "$(grep -c 'Mismatched free() / delete / delete \[\]' mismatch.vg)" = 5
     # the first line of main's frames after each Mismatched: the free's line; after "alloc'd": the allocation's
     awk '/Mismatched free/ { want = "free" } /alloc.d/ { want = "alloc" }
          want && /main \(mismatch.cpp:/ { sub(/.*mismatch.cpp:/, ""); sub(/\).*/, ""); print want, $0; want = "" }' \

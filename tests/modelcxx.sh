@@ -90,8 +90,8 @@ grep -q '^FAIL' "$TMP/verdicts" || [ "$status" = 0 ] || fail "modelcxx: cxx.py s
 
 # The same scripts, built plainly, under Memcheck: its bad-free errors are
 # the model's (kind, the free's line, the allocation's line, in order;
-# Memcheck prints each kind and call stack once), but realloc of new's
-# block, a mismatch to Memcheck that mtrace does not report (limits.md).
+# Memcheck prints each kind and call stack once), realloc of new's block
+# included (a mismatch to both).
 if command -v valgrind > /dev/null; then
     (cd "$HERE" && g++ -std=c++17 -g -O1 -fno-optimize-sibling-calls driver.cpp -o "$TMP/driver-cxx-plain" -lpthread) \
         > "$TMP/build-plain.log" 2>&1

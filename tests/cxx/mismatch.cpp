@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The four mismatches Memcheck names "Mismatched free() / delete / delete []".
+// The five mismatches Memcheck names "Mismatched free() / delete / delete []"
+// (realloc of new's block the fifth: resized, malloc's block then).
 #include <cstdlib>
 static int *volatile sink;
 int main()
@@ -16,5 +17,9 @@ int main()
     int *b = new int[2];                // ALLOC-4
     sink = b;
     std::free(sink);                    // FREE-4 free of new[]'s
+    int *r = new int;                   // ALLOC-5
+    sink = r;
+    r = static_cast<int *>(std::realloc(sink, 64));  // FREE-5 realloc of new's
+    std::free(r);
     return 0;
 }
