@@ -98,18 +98,22 @@ RUNTIME = "inputs ci gaps writer zstd depth promises model hardening"
 SUITES_BY_FILE = [
     (r"runtime/guard\.c$", "heapcheck modelheap " + RUNTIME),
     (r"runtime/zstd\.c$", "zstd " + RUNTIME),
+    (r"runtime/segments\.c$", "segments " + RUNTIME),
+    (r"runtime/(cxx|entry)\.c$", "cxx modelcxx " + RUNTIME),      # new and delete, mismatches
     (r"runtime/(write|ring)\.c$", "writer " + RUNTIME),
     (r"runtime/(stacks|callers|names|annotate)\.c$", "depth " + RUNTIME),
-    (r"runtime/(ci|json|leaks|reach|report)\.c$", "ci " + RUNTIME),
+    (r"runtime/(ci|json|leaks|reach|report)\.c$", "ci cxx " + RUNTIME),
     (r"runtime/|^mtrace\.h$", RUNTIME),
     (r"convert/ms_print/", "ms_print convmodel"),
     (r"convert/mtrace2massif/m2m_html", "mtrace2massif html"),
-    (r"convert/trace/", "stacks convmodel mtrace2massif diff"),    # the parser both use
+    (r"convert/trace/segments\.c$", "segments top mtrace2massif diff"),
+    (r"convert/trace/", "stacks convmodel mtrace2massif diff top"),    # the parser they all use
+    (r"convert/mtrace-top/", "top segments"),
     (r"convert/mtrace2massif/", "stacks convmodel mtrace2massif"),
     (r"convert/mtrace-diff/diff_html", "diff html"),
     (r"convert/mtrace-diff/", "diff"),
     (r"convert/html/", "mtrace2massif html diff"),
-    (r"convert/", "convmodel zstd ms_print mtrace2massif diff"),    # common/: tool.c, tool.h
+    (r"convert/", "convmodel zstd ms_print mtrace2massif diff top"),    # common/: tool.c, tool.h
 ]
 
 OPS = ("rel", "logic", "const", "cond", "stmt", "flag")
