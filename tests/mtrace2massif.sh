@@ -375,6 +375,24 @@ head -c 20000000 /dev/zero | tr '\0' a > long.trace
 "$M2M" long.trace -o long.out 2> long.err
 check "a 20 MB line: error, memory stays bounded" test $? -eq 1
 has "its message" long.err "mtrace2massif: long.trace:1: line longer than 16777216 bytes"
+# the bound at its edge (doc/mtrace2massif.md: "Lines up to 16 MiB", the
+# bound ms_print shares): a # record of exactly 16777216 bytes (its
+# newline aside) is read, one byte more refused, from a file and a pipe
+# longrec N: a trace whose first line, an unknown # record, is N bytes
+longrec() { { printf '#'; head -c $(($1 - 1)) /dev/zero | tr '\0' a; printf '\n@ 1 f f.c 1\n+ 1 0 10 10 1\n'; } > rec$1.trace; }
+longrec 16777216
+"$M2M" rec16777216.trace -o rec.out 2> rec.err
+check "a line of exactly 16777216 bytes: converted (exit 0)" test $? -eq 0 -a -s rec.out
+cat rec16777216.trace | "$M2M" - -o rec.out 2> rec.err
+check "a line of exactly 16777216 bytes from a pipe: converted (exit 0)" test $? -eq 0 -a -s rec.out
+rm -f rec16777216.trace
+longrec 16777217
+"$M2M" rec16777217.trace -o rec.out 2> rec.err
+check "a line of 16777217 bytes: refused (exit 1)" test $? -eq 1
+has "... line longer than 16777216 bytes" rec.err "mtrace2massif: rec16777217.trace:1: line longer than 16777216 bytes"
+cat rec16777217.trace | "$M2M" - -o rec.out 2> rec.err
+check "a line of 16777217 bytes from a pipe: refused (exit 1)" test $? -eq 1
+rm -f rec16777217.trace
 "$M2M" /nonexistent.trace 2> nofile.err
 check "missing trace: exit 1" test $? -eq 1
 has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No such file or directory"
