@@ -259,6 +259,31 @@ run notail a.trace notail.trace
 has "a trace without its tail: the warning" notail.err "warning: trace is truncated (no gnuplot tail)"
 same "a trace without its tail: the same table" json.out notail.out
 
+# --- doc/mtrace-diff.md's bounds at their edges: "its strings at most 16
+# MiB" (a site's name, or a member skipped: 16777216 bytes read, one more
+# refused), "nested at most 16 deep" (16 read, 17 refused)
+# jstr N: a report whose site's function name is N bytes
+jstr() {
+    python3 -c 'import sys; sys.stdout.write("{\"mtrace_report\": 2, \"peak_bytes\": 5, \"leaked_bytes\": 0, \"sites\": [{\"function\": \""
+        + "f" * int(sys.argv[1]) + "\", \"file\": \"a.c\", \"line\": 1, \"allocations\": 1, \"peak_bytes\": 5, \"live_bytes\": 0,"
+        + " \"reachable_bytes\": 0, \"suppressed\": false}]}\n")' "$1" > str$1.json
+}
+jstr 16777216
+run str16 str16777216.json str16777216.json
+check "a name of 16777216 bytes: read (exit 0, one site unchanged)" sh -c "test \$(cat str16.rc) = 0 && grep -q '(1 site unchanged)' str16.out"
+jstr 16777217
+bad "a name of 16777217 bytes: refused" str16777217.json "mtrace-diff: str16777217.json:1: a string longer than 16777216 bytes"
+python3 -c 'import sys; sys.stdout.write("{\"mtrace_report\": 2, \"skipped\": \"" + "s" * 16777217 + "\"}\n")' > skip.json
+bad "a member skipped, its string of 16777217 bytes: refused" skip.json "mtrace-diff: skip.json:1: a string longer than 16777216 bytes"
+rm -f str16777216.json str16777217.json skip.json
+# nest N: a report nested N deep (its object, then N - 1 arrays)
+nest() { python3 -c 'import sys; n = int(sys.argv[1]); print("{\"mtrace_report\": 2, \"peak_bytes\": 5, \"leaked_bytes\": 0, \"sites\": [], \"x\": " + "[" * (n - 1) + "]" * (n - 1) + "}")' "$1" > nest$1.json; }
+nest 16
+run nest16 nest16.json nest16.json
+check "JSON nested 16 deep: read (exit 0)" rc nest16 0
+nest 17
+bad "JSON nested 17 deep: refused" nest17.json "mtrace-diff: nest17.json:1: JSON nested deeper than 16 levels"
+
 # --- --html=FILE, two traces: the page's memory over time (its data, read
 #     without a browser): each run's highest stretch is its peak, the
 #     tracer's own peak_bytes (the JSON report of the same run), and no
