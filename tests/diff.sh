@@ -417,6 +417,16 @@ else
     run hstacks --html=stacks.html c2.trace c5.trace
     check "--html, two traces with call stacks: exit 0" rc hstacks 0
     page stacks trace hstacks.out 'one (' 'two (' '' '' 'main (' 'main (' ''
+    # the frames of two builds whose code lies at other addresses (-DPAD)
+    # match by their names: one() grown, two() shrunk (by address, they
+    # would be new and gone)
+    $CC $CFLAGS_T -O0 -fno-omit-frame-pointer -DPAD -DMTRACE=1 -include "$TOP/mtrace.h" "$D/calls.c" -o calls-pad &&
+        MTRACE_DEPTH=8 MTRACE=c5p.trace ./calls-pad 5 2> /dev/null
+    check "(calls.c -DPAD: its stacks' addresses differ, for the next checks)" \
+        sh -c "test \"\$(grep '^#stack' c5.trace)\" != \"\$(grep '^#stack' c5p.trace)\""
+    run hmoved --html=moved.html c2.trace c5p.trace
+    check "--html, call stacks at other addresses: the same table as at the same ones" cmp -s hmoved.out hstacks.out
+    page moved trace hmoved.out 'one (' 'two (' '' '' '' '' ''
     # hostile names: markup, script, quotes, &, U+2028, a byte that is not UTF-8
     evil='</script><img src=x onerror=alert(1)>'
     for v in 1 3; do
