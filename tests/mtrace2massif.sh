@@ -460,6 +460,11 @@ cc -O2 -o maxrss "$TOP/tests/ms_print/maxrss.c"
 rss() { ./maxrss "$M2M" "$@" 2> /dev/null | awk '{ print $2 }'; }
 many=$(rss million.trace -o million.out) few=$(rss few.trace -o few.out)
 check "a trace of a million records: peak RSS ${many} kB, within 4 MB of 2048 records' (${few} kB)" test $((many - few)) -lt 4096
+# several traces: "memory is that of the largest one, not of the run": four ranks of a million records
+for r in 1 2 3; do cp million.trace million.trace-$r; done
+four=$(rss million.trace million.trace-1 million.trace-2 million.trace-3 -o million.%r)
+check "four traces of a million records: peak RSS ${four} kB, within 4 MB of one's (${many} kB)" test $((four - many)) -lt 4096
+rm -f million.trace million.trace-[123] million.[0-3]
 "$M2M" /nonexistent.trace 2> nofile.err
 check "missing trace: exit 1" test $? -eq 1
 has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No such file or directory"
