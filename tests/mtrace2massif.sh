@@ -401,17 +401,22 @@ printf '@ 1 f f.c 1\n+ 1 0 10 11 1\n' > badkeep.trace
 check "bad input over an existing -o file: exit 1, the file as it was, no temporary file left" \
     sh -c "test $rc = 1 && test \"\$(cat keep.out)\" = old && ! ls keep.out?* 2> /dev/null | grep -q ."
 # "%n its file name without the directory (stdin for -)"
-cat bounds.trace | "$M2M" -o x.%n - 2> /dev/null
-check "-o x.%n of standard input: x.stdin" test -s x.stdin
+printf '@ 1 f f.c 1\n+ 1 0 10 10 1\n- 1 1 0 0 1\nset x\nplot x\n' > one.trace
+cat one.trace | "$M2M" -o x.%n - 2> /dev/null
+check "-o x.%n of standard input: x.stdin, its snapshots" grep -q '^mem_heap_B=10$' x.stdin
 check "mem_stacks_B=0 in every snapshot (small.trace, the example)" \
     sh -c "grep -q '^mem_stacks_B=0\$' small.out && ! grep -h '^mem_stacks_B=' small.out example.out | grep -qv '^mem_stacks_B=0\$'"
 # several traces: --gnuplot too must name one file per trace; one trace twice is refused
-cp bounds.trace bounds2.trace
-"$M2M" bounds.trace bounds2.trace -o two.%r --gnuplot=two.gp 2> two.err; rc=$?
+cp one.trace one2.trace
+"$M2M" one.trace one2.trace -o two.%r --gnuplot=two.gp 2> two.err; rc=$?
 check "--gnuplot without %r or %n, several traces: exit 2, nothing written" \
     sh -c "test $rc = 2 && ! ls two.* 2> /dev/null | grep -v two.err | grep -q ."
-"$M2M" bounds.trace bounds.trace -o twice.%r 2> twice.err; rc=$?
+has "... and says why" two.err "mtrace2massif: two.gp: with several traces, --gnuplot's FILE must contain %r (rank) or %n (trace name)"
+"$M2M" one.trace one.trace -o twice.%r 2> twice.err; rc=$?
 check "the same trace given twice: exit 2, nothing written" sh -c "test $rc = 2 && ! ls twice.[0-9] 2> /dev/null | grep -q ."
+has "... and says why" twice.err "mtrace2massif: one.trace: trace given twice"
+"$M2M" one.trace one2.trace -o two.%r --gnuplot=two.%r.gp 2> /dev/null
+check "... while two traces with --gnuplot=two.%r.gp convert (exit 0)" test $? -eq 0 -a -s two.1 -a -s two.1.gp
 # "A #time smaller than the one before it is an error": equal is not
 printf '#time 1000000\n@ 1 f f.c 1\n+ 1 0 10 10 1\n#time 1000000\n- 1 1 0 0 1\n' > tequal.trace
 "$M2M" --time-unit=ms tequal.trace -o tequal.out 2> /dev/null
