@@ -259,6 +259,97 @@ run notail a.trace notail.trace
 has "a trace without its tail: the warning" notail.err "warning: trace is truncated (no gnuplot tail)"
 same "a trace without its tail: the same table" json.out notail.out
 
+# --- doc/mtrace-diff.md's other promises, at their edges
+# what a file is comes from its first byte that is not white space, not its name
+{ printf ' \n\t'; cat a.json; } > ws.json
+run ws ws.json b.json
+same "a report after white space: read as JSON, the same table" json.out ws.out
+cp a.trace trace.json && cp b.trace trace2.json
+run named trace.json trace2.json
+same "traces named *.json: read as traces, the same table" json.out named.out
+# a trace's %XX stands for its byte: ma%69n is main, the same site
+sed 's/^@ \([0-9]*\) main /@ \1 ma%69n /' b.trace > pct.trace
+check "(a trace naming main ma%69n, for the next check)" grep -q '^@ [0-9]* ma%69n ' pct.trace
+run pct a.trace pct.trace
+same "a trace's %XX decoded: ma%69n is main, the same table" json.out pct.out
+# the header: the change in percent to one decimal; (from 0)
+has "the header: the change to one decimal" gate_eq.out "peak: 1000 -> 1100 bytes (+10.0%)"
+has "the header: (from 0) where BASE's figure is 0 and NEW's is not" gate_leak.out "leaked: 0 -> 1 bytes (from 0)"
+mk p0.json 0 0
+mk p1.json 1 0
+run gate_peak0 --fail-on-increase=1000000 p0.json p1.json
+check "gate: a peak from 0 to 1 byte fails --fail-on-increase=1000000 (exit 1)" rc gate_peak0 1
+# two sites of one name in a run are one row, their figures added
+site() { printf '{"function": "f", "file": "a.c", "line": 1, "allocations": %s, "calls": %s, "total_bytes": %s, "peak_bytes": %s, "live_bytes": %s, "reachable_bytes": 0, "suppressed": false}' "$1" "$1" "$2" "$3" "$4"; }
+printf '{"mtrace_report": 2, "peak_bytes": 150, "leaked_bytes": 10, "sites": [%s, %s]}\n' "$(site 1 100 100 0)" "$(site 2 50 50 10)" > twice.json
+printf '{"mtrace_report": 2, "peak_bytes": 200, "leaked_bytes": 30, "sites": [%s]}\n' "$(site 4 300 200 30)" > once.json
+run twice twice.json once.json
+check "two sites of one name in BASE: one row, their figures added (+50 +150 +1 +20)" \
+    test "$(sed -n 3p twice.out | tr -s ' ')" = " +50 +150 +1 +20 f a.c:1"
+check "... the only row" test "$(wc -l < twice.out)" = 3
+# names shown: control characters as %XX; cut to 255 bytes with "..."
+# sname NAME FILE: a report whose one site is the function NAME
+sname() { printf '{"mtrace_report": 2, "peak_bytes": 1, "leaked_bytes": 0, "sites": [{"function": "%s", "file": "a.c", "line": 1, "allocations": 1, "calls": 1, "total_bytes": 1, "peak_bytes": 1, "live_bytes": 0, "reachable_bytes": 0, "suppressed": false}]}\n' "$1" > "$2"; }
+sname x base1.json
+sname '\u0001x\u007f' ctlname.json
+run ctlname base1.json ctlname.json
+has "a name's control characters shown as %XX" ctlname.out " %01x%7F a.c:1  (new)"
+f252=$(head -c 252 /dev/zero | tr '\0' f)
+sname "$f252" n252.json
+sname "${f252}g" n253.json
+run n252 base1.json n252.json
+run n253 base1.json n253.json
+has "a name of 252 bytes: shown whole" n252.out " $f252 a.c:1  (new)"
+has "a name of 253 bytes: cut to its first 252 and '...'" n253.out " $f252... a.c:1  (new)"
+# memory grows with the sites, not the run's length: a report of 40 MB
+# (a member of 20 million numbers) and a trace of a million records,
+# each within 4 MB of the peak RSS on a small input
+python3 -c 'import sys; sys.stdout.write("{\"mtrace_report\": 2, \"peak_bytes\": 5, \"leaked_bytes\": 0, \"sites\": [], \"x\": [" + "0," * 20000000 + "0]}\n")' > big.json
+# records N: a trace of N records of one site, a block allocated and freed
+records() { awk -v n="$1" 'BEGIN { print "@ 1 f f.c 1"; for (i = 0; i < n; i += 2) printf "+ 1 %d 16 16 1\n- 1 %d 0 0 1\n", i, i + 1 }'; }
+records 1000000 > long.trace
+records 2048 > short.trace
+cc -O2 -o maxrss "$TOP/tests/ms_print/maxrss.c"
+rss() { ./maxrss "$DIFF" "$@" 2> /dev/null | awk '{ print $2 }'; }
+small=$(rss base1.json base1.json) big=$(rss big.json big.json) long=$(rss long.trace long.trace) short=$(rss short.trace short.trace)
+check "a 40 MB report: peak RSS ${big} kB, within 4 MB of a small one's (${small} kB)" test $((big - small)) -lt 4096
+check "a trace of a million records: peak RSS ${long} kB, within 4 MB of 2048 records' (${short} kB)" test $((long - short)) -lt 4096
+rm -f big.json long.trace
+# --html: the gate still decides the status; a FIFO is written in place
+run hgate --html=gate.html --fail-on-increase=10 g0.json g10p.json
+check "--html with --fail-on-increase: the gate's status (1), the page written" sh -c "test \$(cat hgate.rc) = 1 && test -s gate.html"
+mkfifo hfifo
+timeout 20 cat hfifo > hfifo.got &
+run hfifo --html=hfifo a.json b.json
+wait $!
+check "--html=a FIFO: written in place (still a FIFO), the whole page through it" \
+    sh -c "test \$(cat hfifo.rc) = 0 && test -p hfifo && tail -n 1 hfifo.got | grep -qx '</body></html>'"
+
+# --- doc/mtrace-diff.md's bounds at their edges: "its strings at most 16
+# MiB" (a site's name, or a member skipped: 16777216 bytes read, one more
+# refused), "nested at most 16 deep" (16 read, 17 refused)
+# jstr N: a report whose site's function name is N bytes
+jstr() {
+    python3 -c 'import sys; sys.stdout.write("{\"mtrace_report\": 2, \"peak_bytes\": 5, \"leaked_bytes\": 0, \"sites\": [{\"function\": \""
+        + "f" * int(sys.argv[1]) + "\", \"file\": \"a.c\", \"line\": 1, \"allocations\": 1, \"peak_bytes\": 5, \"live_bytes\": 0,"
+        + " \"reachable_bytes\": 0, \"suppressed\": false}]}\n")' "$1" > str$1.json
+}
+jstr 16777216
+run str16 str16777216.json str16777216.json
+check "a name of 16777216 bytes: read (exit 0, one site unchanged)" sh -c "test \$(cat str16.rc) = 0 && grep -q '(1 site unchanged)' str16.out"
+jstr 16777217
+bad "a name of 16777217 bytes: refused" str16777217.json "mtrace-diff: str16777217.json:1: a string longer than 16777216 bytes"
+python3 -c 'import sys; sys.stdout.write("{\"mtrace_report\": 2, \"skipped\": \"" + "s" * 16777217 + "\"}\n")' > skip.json
+bad "a member skipped, its string of 16777217 bytes: refused" skip.json "mtrace-diff: skip.json:1: a string longer than 16777216 bytes"
+rm -f str16777216.json str16777217.json skip.json
+# nest N: a report nested N deep (its object, then N - 1 arrays)
+nest() { python3 -c 'import sys; n = int(sys.argv[1]); print("{\"mtrace_report\": 2, \"peak_bytes\": 5, \"leaked_bytes\": 0, \"sites\": [], \"x\": " + "[" * (n - 1) + "]" * (n - 1) + "}")' "$1" > nest$1.json; }
+nest 16
+run nest16 nest16.json nest16.json
+check "JSON nested 16 deep: read (exit 0)" rc nest16 0
+nest 17
+bad "JSON nested 17 deep: refused" nest17.json "mtrace-diff: nest17.json:1: JSON nested deeper than 16 levels"
+
 # --- --html=FILE, two traces: the page's memory over time (its data, read
 #     without a browser): each run's highest stretch is its peak, the
 #     tracer's own peak_bytes (the JSON report of the same run), and no
@@ -326,6 +417,16 @@ else
     run hstacks --html=stacks.html c2.trace c5.trace
     check "--html, two traces with call stacks: exit 0" rc hstacks 0
     page stacks trace hstacks.out 'one (' 'two (' '' '' 'main (' 'main (' ''
+    # the frames of two builds whose code lies at other addresses (-DPAD)
+    # match by their names: one() grown, two() shrunk (by address, they
+    # would be new and gone)
+    $CC $CFLAGS_T -O0 -fno-omit-frame-pointer -DPAD -DMTRACE=1 -include "$TOP/mtrace.h" "$D/calls.c" -o calls-pad &&
+        MTRACE_DEPTH=8 MTRACE=c5p.trace ./calls-pad 5 2> /dev/null
+    check "(calls.c -DPAD: its stacks' addresses differ, for the next checks)" \
+        sh -c "test \"\$(grep '^#stack' c5.trace)\" != \"\$(grep '^#stack' c5p.trace)\""
+    run hmoved --html=moved.html c2.trace c5p.trace
+    check "--html, call stacks at other addresses: the same table as at the same ones" cmp -s hmoved.out hstacks.out
+    page moved trace hmoved.out 'one (' 'two (' '' '' '' '' ''
     # hostile names: markup, script, quotes, &, U+2028, a byte that is not UTF-8
     evil='</script><img src=x onerror=alert(1)>'
     for v in 1 3; do

@@ -248,6 +248,22 @@ check "no #time, rank 2 bad: exit 1, the page written" test $? = 1 -a -s q.html
 has "... rank 2's error" q.err "mtrace2massif: q-2:2: record number 5, expected 0"
 runpage notime q.html q.table 0 '' 1 0
 
+# "Past 8 traces each keeps 1024 time buckets instead of 4096": 8 and 9
+# traces of 10000 records each (more than 4096 events)
+mkdir -p share && for r in $(seq 0 8); do
+    f=share/t; [ "$r" -gt 0 ] && f=share/t-$r
+    awk 'BEGIN { print "@ 1 f f.c 1"; for (i = 0; i < 10000; i += 2) printf "+ 1 %d 16 16 1\n- 1 %d 0 0 1\n", i, i + 1
+                 print "set x"; print "plot x" }' > "$f"
+done
+# buckets PAGE: the time buckets of each trace in the run's page, one a line
+buckets() { grep -o '"hrec":\[[0-9,]*\]' "$1" | awk -F, '{ print NF }'; }
+"$M2M" --html=share8.html share/t share/t-[1-7] > /dev/null 2>&1 && buckets share8.html > share8.n
+"$M2M" --html=share9.html share/t share/t-[1-8] > /dev/null 2>&1 && buckets share9.html > share9.n
+check "8 traces: 4096 time buckets each at most, more than 1024 ($(sort -u share8.n | tr '\n' ' '))" \
+    awk '$1 <= 1024 || $1 > 4096 { bad = 1 } END { exit bad || NR != 8 }' share8.n
+check "9 traces: 1024 time buckets each at most ($(sort -u share9.n | tr '\n' ' '))" \
+    awk '$1 > 1024 { bad = 1 } END { exit bad || NR != 9 }' share9.n
+
 # --- 5. Scale: a generated trace of 2 million records (the generator of
 # bench/mtrace2massif.sh): bounded page, sampled snapshots, opens quickly
 awk '/^cat > "\$DIR\/gen.c" <<.GEN.$/ { on = 1; next } /^GEN$/ { on = 0 } on' \

@@ -216,8 +216,9 @@ check "a 16 MiB line: accepted" test $? -eq 0 -a ! -s "$TMP/err"
 "$PERL" "$TMP/long.massif.out" > "$TMP/pout" 2> /dev/null
 same "a 16 MiB line: printed as the original prints it" "$TMP/pout" "$TMP/out"
 longline 16777217
-"$MSP" "$TMP/long.massif.out" > "$TMP/out" 2> "$TMP/err"
-one_error "a line of 16 MiB + 1 byte: rejected" "$TMP/long.massif.out" $?
+"$MSP" "$TMP/long.massif.out" > "$TMP/out" 2> "$TMP/err"; rc=$?
+one_error "a line of 16 MiB + 1 byte: rejected" "$TMP/long.massif.out" $rc
+check "... with exit status 1" test $rc = 1
 has "... with its length" "$TMP/err" "ms_print: $TMP/long.massif.out:1: line longer than 16777216 bytes"
 check "... and nothing on stdout" test ! -s "$TMP/out"
 rm -f "$TMP/long.massif.out"
@@ -268,6 +269,34 @@ if command -v python3 > /dev/null; then
 else
     echo "     (python3 missing: differential random test not run)"
 fi
+
+# --- doc/ms_print.md's error contract, at its edges: "exit with status 1
+# (the original's status is Perl's leftover errno)"; a missing file
+# "exit status = errno, as the original"; "an error about no line in
+# particular (an empty file ...) names the file alone"; "we never print
+# Perl's 'Argument isn't numeric' warnings"; tool_shown: "control
+# characters as %XX, cut with ..."
+"$MSP" bad/bad-node.massif.out > /dev/null 2> "$TMP/err"; rc=$?
+"$PERL" bad/bad-node.massif.out > /dev/null 2>&1; prc=$?
+check "a rejected file: exit status 1, where the original's is Perl's errno ($prc)" test $rc = 1 -a $prc -ne 0 -a $prc -ne 1
+"$MSP" no/such/file.out 2> /dev/null; rc=$?
+"$PERL" no/such/file.out 2> /dev/null; prc=$?
+check "a missing file: exit status 2 (ENOENT), the original's" test $rc = 2 -a $prc = 2
+"$MSP" bad/empty.massif.out > /dev/null 2> "$TMP/err"
+check "an empty file: the file named alone, no line number" grep -qE '^ms_print: bad/empty\.massif\.out: [^0-9]' "$TMP/err"
+"$PERL" hand/non-numeric.massif.out > /dev/null 2> "$TMP/perr"
+"$MSP" hand/non-numeric.massif.out > /dev/null 2> "$TMP/err"; rc=$?
+check "non-numeric values: accepted, nothing on stderr, where the original warns 'isn't numeric'" \
+    sh -c "test $rc = 0 && test ! -s '$TMP/err' && grep -q \"isn't numeric\" '$TMP/perr'"
+has "sums above 2^64 print as Perl prints them (1.84467440737096e+19)" expected/huge-numbers.0.out "1.84467440737096e+19"
+hdr='desc: x\ncmd: x\ntime_unit: B\nsnapshot=0\ntime=0\nmem_heap_B=0\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=detailed\nn1: 0 top\n'
+printf "$hdr"'\001\033[31m bad\n' > "$TMP/ctl.massif.out"
+"$MSP" "$TMP/ctl.massif.out" > /dev/null 2> "$TMP/err"
+has "an error quoting a line: its control characters as %XX" "$TMP/err" "got '%01%1B[31m bad'"
+{ printf "$hdr"; head -c 1000 /dev/zero | tr '\0' y; echo; } > "$TMP/cut.massif.out"
+"$MSP" "$TMP/cut.massif.out" > /dev/null 2> "$TMP/err"
+check "an error quoting a 1000-byte line: one line, the text cut with '...'" \
+    sh -c "test \$(wc -l < '$TMP/err') = 1 && test \$(wc -c < '$TMP/err') -lt 300 && grep -q \"y\\.\\.\\.'\$\" '$TMP/err'"
 
 # --- 5. live: fresh valgrind runs vs the original ---------------------------
 if ! command -v valgrind > /dev/null; then

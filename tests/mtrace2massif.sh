@@ -375,6 +375,101 @@ head -c 20000000 /dev/zero | tr '\0' a > long.trace
 "$M2M" long.trace -o long.out 2> long.err
 check "a 20 MB line: error, memory stays bounded" test $? -eq 1
 has "its message" long.err "mtrace2massif: long.trace:1: line longer than 16777216 bytes"
+# the bound at its edge (doc/mtrace2massif.md: "Lines up to 16 MiB", the
+# bound ms_print shares): a # record of exactly 16777216 bytes (its
+# newline aside) is read, one byte more refused, from a file and a pipe
+# longrec N: a trace whose first line, an unknown # record, is N bytes
+longrec() { { printf '#'; head -c $(($1 - 1)) /dev/zero | tr '\0' a; printf '\n@ 1 f f.c 1\n+ 1 0 10 10 1\n'; } > rec$1.trace; }
+longrec 16777216
+"$M2M" rec16777216.trace -o rec.out 2> rec.err
+check "a line of exactly 16777216 bytes: converted (exit 0)" test $? -eq 0 -a -s rec.out
+cat rec16777216.trace | "$M2M" - -o rec.out 2> rec.err
+check "a line of exactly 16777216 bytes from a pipe: converted (exit 0)" test $? -eq 0 -a -s rec.out
+rm -f rec16777216.trace
+longrec 16777217
+"$M2M" rec16777217.trace -o rec.out 2> rec.err
+check "a line of 16777217 bytes: refused (exit 1)" test $? -eq 1
+has "... line longer than 16777216 bytes" rec.err "mtrace2massif: rec16777217.trace:1: line longer than 16777216 bytes"
+cat rec16777217.trace | "$M2M" - -o rec.out 2> rec.err
+check "a line of 16777217 bytes from a pipe: refused (exit 1)" test $? -eq 1
+rm -f rec16777217.trace
+# --- doc/mtrace2massif.md's promises at their edges (hand-made traces)
+# "a failed conversion never leaves a partial file": an -o file already there stays as it was
+printf 'old\n' > keep.out
+printf '@ 1 f f.c 1\n+ 1 0 10 11 1\n' > badkeep.trace
+"$M2M" badkeep.trace -o keep.out 2> /dev/null; rc=$?
+check "bad input over an existing -o file: exit 1, the file as it was, no temporary file left" \
+    sh -c "test $rc = 1 && test \"\$(cat keep.out)\" = old && ! ls keep.out?* 2> /dev/null | grep -q ."
+# "%n its file name without the directory (stdin for -)"
+printf '@ 1 f f.c 1\n+ 1 0 10 10 1\n- 1 1 0 0 1\nset x\nplot x\n' > one.trace
+cat one.trace | "$M2M" -o x.%n - 2> /dev/null
+check "-o x.%n of standard input: x.stdin, its snapshots" grep -q '^mem_heap_B=10$' x.stdin
+check "mem_stacks_B=0 in every snapshot (small.trace, the example)" \
+    sh -c "grep -q '^mem_stacks_B=0\$' small.out && ! grep -h '^mem_stacks_B=' small.out example.out | grep -qv '^mem_stacks_B=0\$'"
+# several traces: --gnuplot too must name one file per trace; one trace twice is refused
+cp one.trace one2.trace
+"$M2M" one.trace one2.trace -o two.%r --gnuplot=two.gp 2> two.err; rc=$?
+check "--gnuplot without %r or %n, several traces: exit 2, nothing written" \
+    sh -c "test $rc = 2 && ! ls two.* 2> /dev/null | grep -v two.err | grep -q ."
+has "... and says why" two.err "mtrace2massif: two.gp: with several traces, --gnuplot's FILE must contain %r (rank) or %n (trace name)"
+"$M2M" one.trace one.trace -o twice.%r 2> twice.err; rc=$?
+check "the same trace given twice: exit 2, nothing written" sh -c "test $rc = 2 && ! ls twice.[0-9] 2> /dev/null | grep -q ."
+has "... and says why" twice.err "mtrace2massif: one.trace: trace given twice"
+"$M2M" one.trace one2.trace -o two.%r --gnuplot=two.%r.gp 2> /dev/null
+check "... while two traces with --gnuplot=two.%r.gp convert (exit 0)" test $? -eq 0 -a -s two.1 -a -s two.1.gp
+# "A #time smaller than the one before it is an error": equal is not
+printf '#time 1000000\n@ 1 f f.c 1\n+ 1 0 10 10 1\n#time 1000000\n- 1 1 0 0 1\n' > tequal.trace
+"$M2M" --time-unit=ms tequal.trace -o tequal.out 2> /dev/null
+check "a #time equal to the one before: converted (exit 0)" test $? -eq 0 -a -s tequal.out
+# "> alone is realloc(NULL, n) = malloc; < alone is realloc(p, 0) = free": the file of + and - (cmd: aside)
+printf '@ 1 f f.c 1\n> 1 0 100 100 1\n< 1 1 0 0 1\nset x\nplot x\n' > alone.trace
+printf '@ 1 f f.c 1\n+ 1 0 100 100 1\n- 1 1 0 0 1\nset x\nplot x\n' > plain.trace
+"$M2M" --detailed-freq=1 alone.trace -o alone.out && "$M2M" --detailed-freq=1 plain.trace -o plain.out
+sed -i '/^cmd: /d' alone.out plain.out
+same "'>' alone is a malloc, '<' alone a free: the file of '+' and '-'" plain.out alone.out
+# "Basilisk's realloc(p, 0) writes < then > 0: a realloc to 0 bytes that
+# keeps a block": 100 bytes (usable 112) become 0 useful + 112 slop + 8 admin
+printf '@ 1 f f.c 1\n+ 1 0 100 100 1\n< 1 1 0 0 1\n> 1 2 0 0 1\nset x\nplot x\n' > bz.trace
+"$M2M" --detailed-freq=1 bz.trace -o bz.out
+check "Basilisk's realloc(p, 0) (< then > 0): the block kept, 0 bytes useful, 120 extra" \
+    test "$(awk -F= '/^mem_heap_B=/ { h = $2 } /^mem_heap_extra_B=/ { e = $2 } END { print h, e }' bz.out)" = "0 120"
+# "Numbers: decimal, at most 19 digits" (MAXRSS: 19 read, 20 refused); a
+# site's LINE is kept as written
+printf '@ 1 f f.c 12345678901234567890\n+ 1 0 10 10 9999999999999999999\nset x\nplot x\n' > d19.trace
+"$M2M" d19.trace -o d19.out 2> d19.err
+check "a number of 19 digits (MAXRSS): read (exit 0)" test $? -eq 0 -a ! -s d19.err
+has "... and a LINE of 20 digits kept as written" d19.out "0x1: f (f.c:12345678901234567890)"
+printf '@ 1 f f.c 1\n+ 1 0 10 10 12345678901234567890\n' > d20.trace
+"$M2M" d20.trace -o d20.out 2> d20.err
+check "a number of 20 digits (MAXRSS): refused (exit 1), its line" \
+    sh -c "test $? = 1 && grep -qx 'mtrace2massif: d20.trace:2: MAXRSS: expected a decimal number of at most 19 digits' d20.err"
+# "At most 2^20 such blocks are remembered; beyond that a warning": N
+# blocks of 100 bytes each shrunk in place to 1 (and kept)
+shrunk() { awk -v n="$1" 'BEGIN { print "@ 1 f f.c 1"; t = 0; r = 0
+    for (i = 0; i < n; i++) { t += 100; printf "+ 1 %d %d %d 1\n", r++, t, t; t -= 100; printf "< 1 %d %d %d 1\n", r++, t, t
+                              t += 1; printf "> 1 %d %d %d 1\n", r++, t, t }
+    print "set x"; print "plot x" }'; }
+shrunk 1048576 > shrunk.trace
+"$M2M" shrunk.trace -o shrunk.out 2> shrunk.err
+check "1048576 blocks shrunk in place: no warning" test $? -eq 0 -a ! -s shrunk.err
+shrunk 1048577 > shrunk.trace
+"$M2M" shrunk.trace -o shrunk.out 2> shrunk.err
+check "1048577 blocks shrunk in place: one warning, 1 block not remembered" sh -c "test \$(wc -l < shrunk.err) = 1 &&
+    grep -qx 'mtrace2massif: shrunk.trace: warning: 1 blocks shrunk in place by realloc were not remembered; extra-heap may be high by their slack' shrunk.err"
+rm -f shrunk.trace
+# memory does not grow with the trace: a million records within 4 MB of 2048 records' peak RSS
+records() { awk -v n="$1" 'BEGIN { print "@ 1 f f.c 1"; for (i = 0; i < n; i += 2) printf "+ 1 %d 16 16 1\n- 1 %d 0 0 1\n", i, i + 1 }'; }
+records 1000000 > million.trace
+records 2048 > few.trace
+cc -O2 -o maxrss "$TOP/tests/ms_print/maxrss.c"
+rss() { ./maxrss "$M2M" "$@" 2> /dev/null | awk '{ print $2 }'; }
+many=$(rss million.trace -o million.out) few=$(rss few.trace -o few.out)
+check "a trace of a million records: peak RSS ${many} kB, within 4 MB of 2048 records' (${few} kB)" test $((many - few)) -lt 4096
+# several traces: "memory is that of the largest one, not of the run": four ranks of a million records
+for r in 1 2 3; do cp million.trace million.trace-$r; done
+four=$(rss million.trace million.trace-1 million.trace-2 million.trace-3 -o million.%r)
+check "four traces of a million records: peak RSS ${four} kB, within 4 MB of one's (${many} kB)" test $((four - many)) -lt 4096
+rm -f million.trace million.trace-[123] million.[0-3]
 "$M2M" /nonexistent.trace 2> nofile.err
 check "missing trace: exit 1" test $? -eq 1
 has "missing trace: message" nofile.err "mtrace2massif: /nonexistent.trace: No such file or directory"
@@ -477,6 +572,42 @@ printf '@ 1 %s src/a_very_long_file_name_for_a_source.c 42\n+ 1 0 10 10 1\n- 1 1
 has "key below the plot" long.gp "set key below"
 has "long names cut in the legend" long.gp \
     "title 'function_w...y_two_bytes (...me_for_a_source.c:42)'"
+# --- doc/mtrace2massif.md's gnuplot script at its edges
+# the sites drawn: peak >= --threshold % of the heap's peak, the 12 largest.
+# sites15: site k holds 100 k bytes (k < 15), site 15 9500: 20000 in all
+awk 'BEGIN { t = 0; r = 0; for (k = 1; k <= 15; k++) { s = (k < 15) ? 100 * k : 9500; t += s
+    printf "@ %d f%d f.c %d\n+ %d %d %d %d 1\n", k, k, k, k, r++, t, s } print "set x"; print "plot x" }' > sites15.trace
+# drawn P: the sites the script draws with --threshold=P, largest first
+drawn() { "$M2M" --threshold="$1" sites15.trace -o sites15.out --gnuplot=sites15.gp
+          grep -o "title 'f[0-9]* " sites15.gp | grep -o 'f[0-9]*' | tr '\n' ' '; }
+check "gnuplot: the sites drawn at --threshold=1: the 12 largest of the 14 above 1%" test "$(drawn 1)" = "f15 f14 f13 f12 f11 f10 f9 f8 f7 f6 f5 f4 "
+check "gnuplot: the sites drawn at --threshold=5: site 10 (1000 of 20000, exactly 5%) too" test "$(drawn 5)" = "f15 f14 f13 f12 f11 f10 "
+check "gnuplot: the sites drawn at --threshold=5.0001: not site 10" test "$(drawn 5.0001)" = "f15 f14 f13 f12 f11 "
+check "gnuplot: no terminal set" sh -c "! grep -v '^#' sites15.gp | grep -q 'set term'"
+# the title: the path's last 64 bytes
+mkdir -p "$(printf 'd%.0s' $(seq 1 60))" && cp sites15.trace "$(printf 'd%.0s' $(seq 1 60))/t.trace"
+"$M2M" "$(printf 'd%.0s' $(seq 1 60))/t.trace" -o title.out --gnuplot=title.gp
+check "gnuplot: the title, a path of 65 bytes: its last 64 (after '...')" \
+    grep -qx "set title '...$(printf 'd%.0s' $(seq 1 53))/t.trace: peak 19.74 KiB (heap + extra)' noenhanced" title.gp
+# --time-unit=ms: the axis in ms, in s from 10 s on
+for ms in 9999 10000; do
+    printf '#time 0\n@ 1 f f.c 1\n+ 1 0 10 10 1\n#time %d000000\n- 1 1 0 0 1\nset x\nplot x\n' $ms > ms$ms.trace
+    "$M2M" --time-unit=ms ms$ms.trace -o ms$ms.out --gnuplot=ms$ms.gp
+done
+has "gnuplot, --time-unit=ms: the axis in ms up to 9999 ms" ms9999.gp "set xlabel 'time (ms)'"
+has "... in s at 10000 ms" ms10000.gp "set xlabel 'time (s)'"
+# at most 2048 points over a million records, the peak (a 100000-byte
+# spike half-way) and the final state (one block of 16 + 8 bytes) in them
+awk 'BEGIN { print "@ 1 f f.c 1"; print "@ 2 g f.c 2"; r = 0
+    for (i = 0; i < 500000; i++) { printf "+ 1 %d 16 16 1\n- 1 %d 0 0 1\n", r, r + 1; r += 2
+        if (i == 250000) { printf "+ 2 %d 100000 100000 1\n- 2 %d 0 0 1\n", r, r + 1; r += 2 } }
+    printf "+ 1 %d 16 16 1\n", r; print "set x"; print "plot x" }' > spike.trace
+"$M2M" --time-unit=i spike.trace -o spike.out --gnuplot=spike.gp
+sed -n '/<< *EOD/,/^EOD/p' spike.gp | sed '1d;$d' > spike.pts
+check "gnuplot: a million records: at most 2048 points ($(wc -l < spike.pts))" test "$(wc -l < spike.pts)" -le 2048
+check "... the peak among them (100008 bytes)" test "$(awk '$2 * 1024 > m { m = $2 * 1024 } END { print m }' spike.pts)" = 100008
+check "... the final state last (at record 1000002, shown as 1000 thousand: 24 bytes)" \
+    test "$(tail -n 1 spike.pts | awk '{ print $1, $2 * 1024 }')" = "1000 24"
 
 # --- 5. outputs that are not regular files --------------------------------
 # written in place: renaming the temporary file over a device or a FIFO

@@ -105,6 +105,52 @@ check "... the module's own address (ADDR - 1 - BIAS)" grep -qx 0x1104 argv.log
 check "... nothing ran" test ! -e PWNED
 has "... and named" evil.out "0x401104: mid (prog.c:7)"
 
+# --- doc/mtrace2massif.md's labels, cuts and addr2line runs at their edges
+# an address in no #map is "0xADDR: ???"; a stack with no main ends in
+# "(below main)" (the innermost start-up function, named so)
+printf '#depth 4\n#map 0x401000 0x402000 0x400000 bin/prog\n#map 0x7f0000001000 0x7f0000002000 0x7f0000000000 lib/libc.so.6\n@ 1 leaf /src/app/prog.c 3\n#stack 1 1 0x401105 0x7f0000001235\n#stack 2 1 0x501105\n+ 1 0 100 100 1 1\n+ 1 1 300 300 1 2\nset x\nplot x\n' > nomap.trace
+"$M2M" --detailed-freq=1 --addr2line="$FAKE" nomap.trace -o nomap.out
+has "an address in no #map: 0xADDR: ???" nomap.out "  n0: 200 0x501104: ???"
+has "a stack without main: its start-up frame is (below main)" nomap.out "   n0: 100 0x7F0000001234: (below main) (libc_start_call_main.h:58)"
+# a stack made only of allocation functions keeps its outermost frame
+printf '#depth 4\n#map 0x401000 0x402000 0x400000 bin/prog\n@ 1 leaf /src/app/prog.c 3\n#stack 1 1 0x401105\n+ 1 0 100 100 1 1\nset x\nplot x\n' > onlyalloc.trace
+"$M2M" --detailed-freq=1 --alloc-fn=leaf --alloc-fn=mid --addr2line="$FAKE" onlyalloc.trace -o onlyalloc.out
+check "a stack of allocation functions only (--alloc-fn=leaf --alloc-fn=mid): its outermost frame kept, the bytes counted" \
+    test "$(grep '^ *n' onlyalloc.out | tail -2 | tr -s ' ' | tr '\n' '|')" = "n1: 100 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.| n0: 100 0x401104: mid (prog.c:7)|"
+# addr2line: 2048 addresses a run; standard input /dev/null; a line cut at
+# 4096 bytes, the tracer's bound on names.  fa: a stand-in that logs how
+# many addresses it got and what its standard input is, and names each
+# address $NAME
+cat > fa <<'EOT'
+#!/bin/sh
+n=0; for a in "$@"; do case $a in 0x*) n=$((n + 1)) ;; esac; done
+echo "$n $(readlink /proc/self/fd/0)" >> "$LOG"
+for a in "$@"; do
+    case $a in 0x*) echo "$a"; echo "${NAME:-f}"; echo "f.c:1" ;; esac
+done
+EOT
+chmod +x fa
+# addrs N: a trace of N blocks, each with its own one-frame stack
+addrs() { awk -v n="$1" 'BEGIN { print "#depth 2"; print "#map 0x400000 0x500000 0x0 bin/prog"; print "@ 1 leaf f.c 1"
+    for (i = 1; i <= n; i++) { printf "#stack %d 1 0x%x\n", i, 4198400 + 16 * i; printf "+ 1 %d %d %d 1 %d\n", i - 1, i, i, i }
+    print "set x"; print "plot x" }' > addrs$1.trace; }
+addrs 2048
+addrs 2049
+LOG=a2048.log "$M2M" --addr2line=./fa addrs2048.trace -o addrs.out
+LOG=a2049.log "$M2M" --addr2line=./fa addrs2049.trace -o addrs.out
+check "2048 addresses a run: 2048 in one run" test "$(cut -d ' ' -f 1 a2048.log | tr '\n' ' ')" = "2048 "
+check "... 2049: two runs, 2048 and 1" test "$(cut -d ' ' -f 1 a2049.log | tr '\n' ' ')" = "2048 1 "
+check "addr2line's standard input is /dev/null" sh -c "! cut -d ' ' -f 2 a2049.log | grep -vqx /dev/null"
+# name N: the length of the function name of a label, addr2line naming it with N bytes
+name() { LOG=/dev/null NAME=$(head -c "$1" /dev/zero | tr '\0' g) "$M2M" --addr2line=./fa onlyalloc.trace -o name.out
+         grep -o ' 0x401104: g* ' name.out | awk '{ print length($2); exit }'; }
+check "a name of 4096 bytes from addr2line: kept whole" test "$(name 4096)" = 4096
+check "a name of 5000 bytes from addr2line: cut at 4096" test "$(name 5000)" = 4096
+# #depth N: 1..4096
+printf '#depth 4096\n@ 1 f f.c 1\n+ 1 0 10 10 1\nset x\nplot x\n' > depth.trace
+"$M2M" --addr2line=none depth.trace -o depth.out 2> depth.err
+check "#depth 4096: read (exit 0)" test $? -eq 0 -a ! -s depth.err
+
 # --- 3. Bad stack records: "mtrace2massif: FILE:LINE: what is wrong" ----------
 bad() {
     local name=$1 msg=$2
@@ -127,6 +173,7 @@ bad "#stack address not hex" "3: #stack record: a return address is not a non-ze
 bad "#stack address 0" "3: #stack record: a return address is not a non-zero hex number with 0x" "#depth 4\n$S#stack 1 1 0x0\n"
 bad "#stack address of 17 digits" "3: #stack record: a return address is not a non-zero hex number with 0x" "#depth 4\n$S#stack 1 1 0x10000000000000000\n"
 bad "#depth 0" "1: #depth record: expected '#depth N', N from 1 to 4096" '#depth 0\n'
+bad "#depth 4097" "1: #depth record: expected '#depth N', N from 1 to 4096" '#depth 4097\n'
 bad "#depth twice" "2: #depth record: a second one" '#depth 4\n#depth 4\n'
 bad "#map LO >= HI" "1: #map record: LO is not below HI" '#map 0x20 0x10 0x0 m\n'
 bad "#map without PATH" "1: #map record: expected '#map LO HI BIAS PATH' (hex numbers with 0x)" '#map 0x10 0x20 0x0\n'

@@ -149,6 +149,9 @@ static size_t escape(struct jr *j, char *out)
     return put_code(out, u);
 }
 
+/* A string's buffer at most: the bound, an escape's bytes, the NUL. */
+#define STRING_CAP (TOOL_MAX_LINE + 9)
+
 char *jr_string(struct jr *j, const char *what)
 {
     size_t n = 0, cap = 64;
@@ -160,16 +163,16 @@ char *jr_string(struct jr *j, const char *what)
             break;
         if (ch < 0x20)
             tool_fail(j->e, "invalid JSON: a control character in a string");
-        if (n + 8 > cap) {
-            if (cap > TOOL_MAX_LINE)
-                tool_fail(j->e, "a string longer than %d bytes", TOOL_MAX_LINE);
-            cap *= 2;
+        if (n + 8 > cap) {      /* room for an escape's bytes and the NUL */
+            cap = cap * 2 > STRING_CAP ? STRING_CAP : cap * 2;
             s = tool_realloc(j->e, s, cap);
         }
         if (ch == '\\')
             n += escape(j, s + n);
         else
             s[n++] = (char)ch;
+        if (n > TOOL_MAX_LINE)
+            tool_fail(j->e, "a string longer than %d bytes", TOOL_MAX_LINE);
     }
     s[n] = 0;
     return s;

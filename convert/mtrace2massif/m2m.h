@@ -123,6 +123,7 @@ int peak_check(struct conv *c, int64_t t);
 void samples_init(struct conv *c);
 void gp_event(struct conv *c, uint64_t t);
 void gp_peak(struct conv *c, int64_t t);
+void gp_end(struct conv *c, uint64_t t);
 void write_gnuplot(struct conv *c, FILE *f, const char *trace, const char *massif_out);
 
 /* m2m_out.c: the Massif file. */

@@ -114,10 +114,8 @@ static void pass2(struct conv *c, struct input *in, int samples)
     c->sn.ended = 1;
     if (c->peak_at_end)
         before_release(c, c->p.nrec); /* as if the program freed its heap at exit */
-    if (c->gp.pt) {             /* the final state ends the curves */
-        c->gp.next = 0;
-        gp_event(c, (uint64_t)now(c));
-    }
+    if (c->gp.pt)               /* the final state ends the curves */
+        gp_end(c, (uint64_t)now(c));
 }
 
 /* Convert the input; write the Massif file to 'out' and, if 'gpf' is not

@@ -59,6 +59,20 @@ void gp_event(struct conv *c, uint64_t t)
     }
 }
 
+/* The final state ends the curves: the open step's lowest and highest,
+ * then the state itself when it is neither (it equals an earlier high or
+ * low of its step, which gp_event keeps at its first moment). */
+void gp_end(struct conv *c, uint64_t t)
+{
+    struct gp_point end;
+    c->gp.next = 0;
+    gp_event(c, t);
+    gp_sample(c, &end, t);
+    const struct gp_point *last = &c->gp.pt[c->gp.len - 1];
+    if (last->x != end.x || last->total != end.total || last->heap != end.heap)
+        gp_commit(c, &end);
+}
+
 /* The exact peak is always a point of the curves. */
 void gp_peak(struct conv *c, int64_t t)
 {

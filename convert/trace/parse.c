@@ -584,11 +584,14 @@ void run_pass(struct conv *c, struct input *in)
     for (;;) {
         if (have == in->cap) {
             size_t old = in->cap;
-            if (old >= TOOL_MAX_LINE) {  /* keep memory bounded on a garbage file */
+            /* a full buffer is one line without its newline: past
+             * TOOL_MAX_LINE + 1 bytes (the bound and a newline), it is longer
+             * than the bound (memory stays bounded on a garbage file) */
+            if (old > TOOL_MAX_LINE) {
                 c->e.line++;
                 tool_fail(&c->e, "line longer than %d bytes", TOOL_MAX_LINE);
             }
-            in->cap = in->cap ? in->cap * 2 : (size_t)1 << 20;
+            in->cap = !old ? (size_t)1 << 20 : old * 2 > TOOL_MAX_LINE ? TOOL_MAX_LINE + 1 : old * 2;
             in->buf = tool_realloc(&c->e, in->buf, in->cap + PAD);
             memset(in->buf + old, 0, in->cap - old + PAD);
         }

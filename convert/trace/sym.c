@@ -115,7 +115,7 @@ static const char *srcloc(char *s)
  * address line, then (function, place) pairs, innermost first. */
 static void read_blocks(struct conv *c, struct reader *r, const uint32_t *idx, size_t n)
 {
-    static char fn[NAME_MAX_LEN], loc[NAME_MAX_LEN];
+    static char fn[NAME_MAX_LEN + 1], loc[NAME_MAX_LEN + 1];   /* a name and its NUL */
     size_t k = 0;
     size_t len = 0;
     struct frame *f = NULL;

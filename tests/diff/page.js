@@ -56,6 +56,24 @@ module.exports = async function (api, args) {
   const calls2 = await ev("[...document.querySelectorAll('#sites-table tbody td[data-fig=calls]')].map(t => t.textContent)");
   ok(calls2.every((c, i) => i === 0 || num(calls2[i - 1]) <= num(c)), 'click again: smallest first', calls2);
 
+  // hover a cell: its title is both runs' figures, BASE -> NEW, whose
+  // difference is the cell's change; '-' says one run lacks the figure
+  const cells = await ev(`[...document.querySelectorAll('#sites-table tbody td[data-fig]:not([data-fig=site])')].map(t => [t.textContent, t.title])`);
+  const n0 = s => +s.replace(/,/g, '').replace('\u2212', '-');
+  const cellOk = ([c, t]) => c === '-' ? /lacks/.test(t)
+    : (m => !!m && n0(m[2]) - n0(m[1]) === n0(c))(/^([\d,]+) \u2192 ([\d,]+)$/.exec(t));
+  ok(cells.length > 0 && cells.every(cellOk), 'hover a cell: both runs\' figures, NEW - BASE = the change',
+    JSON.stringify(cells.filter(c => !cellOk(c)).slice(0, 3)));
+  // the filter: a site's "file:line" typed, only the rows whose name holds it
+  const sites = await ev("[...document.querySelectorAll('#sites-table tbody td[data-fig=site]')].map(t => t.firstChild.textContent)");
+  const q = sites.length ? sites[sites.length - 1].split(' ').pop().toUpperCase() : '';
+  await ev(`(() => { const f = document.querySelector('#sites-filter'); f.value = ${JSON.stringify(q)}; f.dispatchEvent(new Event('input')); })()`);
+  const kept = await ev("[...document.querySelectorAll('#sites-table tbody td[data-fig=site]')].map(t => t.firstChild.textContent)");
+  ok(q && kept.length > 0 && kept.length === sites.filter(t => t.toLowerCase().includes(q.toLowerCase())).length &&
+    kept.every(t => t.toLowerCase().includes(q.toLowerCase())), 'filter by name (any case): only the rows that hold it',
+    q + ': ' + JSON.stringify(kept).slice(0, 200));
+  await ev(`(() => { const f = document.querySelector('#sites-filter'); f.value = ''; f.dispatchEvent(new Event('input')); })()`);
+
   // the time graph, or the two bars
   if (X.kind === 'trace') {
     ok(await ev("!!document.querySelector('#line-base') && !!document.querySelector('#line-new')"),

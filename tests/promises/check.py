@@ -140,7 +140,8 @@ def sentences(text):
             code = not code
         elif ((c in ".?!" or (c == ")" and text[i - 1:i] == ".")) and not code and text[i + 1:i + 2] == " "
               and re.match(r"[A-Z`(*\[]", text[i + 2:i + 3])
-              and not re.search(r"\b(e\.g|i\.e|etc|vs)\.$", text[start:i + 1])):
+              and not re.search(r"\b(e\.g|i\.e|etc|vs)\.$", text[start:i + 1])
+              and not re.fullmatch(r"\s*[0-9]+\.", text[start:i + 1])):    # a list's number
             out.append(text[start:i + 1].strip())
             start = i + 2
     if text[start:].strip():
