@@ -24,8 +24,9 @@
    there is one, else throws std::bad_alloc (the C++ library's own
    std::__throw_bad_alloc, reached by a weak reference: libstdc++ and
    libc++ both have it).  A nothrow new returns null where the throwing
-   one would throw; a new_handler that throws, a C frame cannot catch:
-   that exception goes through (doc/limits.md).  The sized and aligned
+   one would throw; a new_handler that throws, a C frame cannot catch,
+   and the caller compiled the nothrow new as noexcept: std::terminate
+   (doc/limits.md).  The sized and aligned
    deletes free as the plain ones do: the C library needs neither. */
 #ifdef MTRACE_RUNTIME
 #if __SIZEOF_SIZE_T__ == __SIZEOF_LONG__

@@ -220,6 +220,61 @@ BENCH_CXX_PAIRS=lots "$TOP/bench/cxx.sh" --quick > /dev/null 2> bench-bad.err
 check "bench/cxx.sh: BENCH_CXX_PAIRS=lots refused, exit 2" test $? = 2
 has "bench/cxx.sh: ... saying what it wants" bench-bad.err "BENCH_CXX_PAIRS must be two numbers"
 
+# ---- doc/limits.md's C++ rows (tests/cxx/rows.cpp, a mode each)
+cc -shared -fPIC -g -O1 plain.c -o libplain.so      # a library built without mtrace
+cxx g++ -std=c++17 -g -O1 rows.cpp -o rows -L. -lplain -Wl,-rpath,'$ORIGIN'
+./rows own > /dev/null 2> rows-own.err
+has "own std:: function, no MTRACE_DEPTH: its new[] at its own line" rows-own.err \
+    "rows.cpp:$(line rows.cpp OWN-STD): error: 12 bytes in 1 block leaked here (in std::mtrace_test_own(int))"
+MTRACE_DEPTH=16 ./rows own > /dev/null 2> rows-depth.err
+has "own std:: function, MTRACE_DEPTH: charged past, as the C++ library's, to its caller's line" rows-depth.err \
+    "rows.cpp:$(line rows.cpp CALL-STD): error: 12 bytes in 1 block leaked here (in main)"
+has "... while the same function outside std stays at its line" rows-depth.err \
+    "rows.cpp:$(line rows.cpp OUTSIDE-STD): error: 28 bytes in 1 block leaked here (in outside_std(int))"
+has "a class's own operator new: not replaced, its malloc traced at its line" rows-own.err \
+    "rows.cpp:$(line rows.cpp CLASS-MALLOC): error: 13 bytes in 1 block leaked here (in ByMalloc::operator new(unsigned long))"
+has "a class's own operator new: its ::operator new traced at its line" rows-own.err \
+    "rows.cpp:$(line rows.cpp CLASS-GLOBAL): error: 17 bytes in 1 block leaked here (in ByGlobal::operator new(unsigned long))"
+check "a class's own operator new: no site at the new expressions, 4 leaks in all, no mismatch (its delete freed its blocks)" \
+    test "$(grep -c -e "rows.cpp:$(line rows.cpp NEW-BY-MALLOC):" -e "rows.cpp:$(line rows.cpp NEW-BY-GLOBAL):" \
+            -e mismatched rows-own.err) $(grep -c 'leaked here' rows-own.err)" = "0 4"
+MTRACE_REPORT=rows-frees.json ./rows frees > /dev/null 2> rows-frees.err
+check "aligned new by plain delete, sized delete[] of the wrong size, free of new[]'s block by a library without mtrace: exit 0" \
+    test $? = 0
+check "... none reported, every block freed (JSON: mismatched_frees 0, leaked_bytes 0)" test "$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["mismatched_frees"], r["invalid_frees"], r["leaked_bytes"])' rows-frees.json)" = "0 0 0"
+has "a library built without mtrace: its malloc not traced (its leak not reported), freeing it here silent" rows-frees.err \
+    "*** MTRACE: No memory leaks"
+if command -v valgrind > /dev/null; then
+    g++ -std=c++17 -g -O1 rows.cpp -o rows-plain -L. -lplain -Wl,-rpath,'$ORIGIN'
+    valgrind ./rows-plain frees > /dev/null 2> rows-frees.vg
+    awk '/Mismatched free/ { n = 1 } n && /frees \(rows.cpp:/ { sub(/.*rows.cpp:/, ""); sub(/\).*/, ""); print; n = 0 }' \
+        rows-frees.vg > rows-frees.vg-lines
+    line rows.cpp FREE-PLAIN > rows-frees.want
+    same "Memcheck 3.19 reports neither the aligned nor the sized delete; it does report the library's free" \
+        rows-frees.want rows-frees.vg-lines
+    ./rows-plain handler > rows-handler.plain 2>&1
+    has "nothrow new whose new_handler throws, built plainly: null, as the standard says" rows-handler.plain "nothrow new: null"
+fi
+./rows handler > rows-handler.out 2> rows-handler.err
+check "nothrow new whose new_handler throws: the exception cannot leave the noexcept new, std::terminate (134)" test $? = 134
+has "... terminate names the handler's exception" rows-handler.err "terminate called after throwing an instance of 'std::bad_alloc'"
+check "... and the program's catch never runs" test ! -s rows-handler.out
+
+# a C program without the C++ library loads a C++ one (tests/cxx/dlmain.c, plugin.cpp)
+cxx g++ -g -O1 -shared -fPIC plugin.cpp -o libplugin.so
+"$TOP/mtrace-cc" -g -O1 dlmain.c -o dlmain
+./dlmain > /dev/null 2> dlmain.err
+has "C program, dlopen'ed C++ library: its new traced at its line" dlmain.err \
+    "plugin.cpp:$(line plugin.cpp PLUGIN-NEW): error: 12 bytes in 1 block leaked here (in plugin_make)"
+./dlmain fail > dlmain-fail.out 2> dlmain-fail.err
+check "C program, dlopen'ed C++ library: a new that fails aborts (134), no bad_alloc to catch" test $? = 134 -a ! -s dlmain-fail.out
+"$TOP/mtrace-cc" -g -O1 dlmain.c -o dlmain-cxx -Wl,--no-as-needed -lstdc++
+./dlmain-cxx fail > dlmain-cxx.out 2> /dev/null
+has "... linked with -Wl,--no-as-needed -lstdc++: bad_alloc thrown and caught" dlmain-cxx.out "bad_alloc caught: 1"
+
 # ---- installed: mtrace-c++ beside mtrace-cc, the installed header and library found
 make -s -C "$TOP" install DESTDIR="$TMP/inst" PREFIX=/usr/local > inst.log 2>&1
 check "make install: mtrace-c++ is a link to mtrace-cc, and works" \
