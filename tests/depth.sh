@@ -124,7 +124,12 @@ fi
 
 # --- MTRACE_ALLOC_FN at run time: a two-level wrapper through a pointer
 build wrapper
-MTRACE_DEPTH=8 MTRACE=w.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper 2> w.err
+MTRACE_DEPTH=8 MTRACE=w.trace MTRACE_REPORT=w.json MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper 2> w.err
+# json_leaks FILE: each leak record of a JSON report, one line, its callers after it
+json_leaks() { python3 -c '
+import json, sys
+for k in json.load(open(sys.argv[1]))["leaks"]:
+    print(k["function"], k["file"], k["line"], k["bytes"], "<-", *[" ".join(str(v) for v in c.values()) for c in k["callers"]])' "$1"; }
 if command -v addr2line > /dev/null; then
     cat > w.expected <<'X'
    at peak                function   file (charged past MTRACE_ALLOC_FN)
@@ -139,11 +144,14 @@ wrapper.c:21: note: called from main
 X
     grep -A1 'error:' w.err > w.got
     same "MTRACE_ALLOC_FN: the leak is charged to the wrapper's caller" w.expected w.got
+    echo "make_name wrapper.c 16 20 <- main wrapper.c 21" > wj.expected
+    json_leaks w.json > wj.got
+    same "MTRACE_ALLOC_FN: the JSON leak record charged as the text's (function, file, line, callers)" wj.expected wj.got
 fi
 # (without debug information, as Lua's own makefile builds: the functions
 # have names, their files and lines none)
 $CC $CFLAGS_T -O0 -DMTRACE=1 $LIB wrapper.c -o wrapper-g $LINK && strip --strip-debug -o wrapper-nog wrapper-g
-MTRACE_DEPTH=8 MTRACE=wn.trace MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper-nog 2> wn.err
+MTRACE_DEPTH=8 MTRACE=wn.trace MTRACE_REPORT=wn.json MTRACE_ALLOC_FN="raw_alloc,wrap_alloc" ./wrapper-nog 2> wn.err
 if command -v addr2line > /dev/null; then
     cat > wn.expected <<'X'
    at peak                function   file (charged past MTRACE_ALLOC_FN)
@@ -153,6 +161,11 @@ X
     grep -A2 'at peak' wn.err > wn.got
     same "MTRACE_ALLOC_FN without -g: charged by function name, the file unknown" wn.expected wn.got
     has "... and the leak too" wn.err "<unknown>:0: error: 20 bytes in 1 block leaked here (in make_name)"
+    # main, without line information: {"function", "module", "offset"}, the module's absolute path
+    main_off=$(nm wrapper-nog | awk '$3 == "main" { print $1 }')
+    json_leaks wn.json | awk -v dir="$TMP" -v lo=$((16#$main_off)) \
+        '$1 == "make_name" && $2 == "<unknown>" && $3 == 0 && $6 == "main" && $7 == dir "/wrapper-nog" && $8 > lo && $8 < lo + 256 && NF == 8' > wn.ok
+    check "without -g, JSON: the caller as {function, module, offset}, the offset inside main" test -s wn.ok
 fi
 # the same wrappers under the names of gcc's copies (issue 24): matched
 $CC $CFLAGS_T -O0 -DMTRACE=1 -DCLONE_NAMES $LIB wrapper.c -o clones-g $LINK && strip --strip-debug -o clones clones-g
@@ -224,9 +237,20 @@ X
 fi
 
 # --- without addr2line the frames are named by module and offset
-MTRACE_ADDR2LINE= MTRACE_DEPTH=8 MTRACE=na.trace ./helpers 2> na.err
+MTRACE_ADDR2LINE= MTRACE_DEPTH=8 MTRACE=na.trace MTRACE_REPORT=na.json ./helpers 2> na.err
 check "no addr2line: each caller as module+offset (the module's path as the report's others: relative)" \
     sh -c "grep -qE '^<unknown>:0: note: called from 0x[0-9a-f]+ \\(in helpers\\+0x[0-9a-f]+\\)\$' na.err"
+# the JSON's callers: the same frames, the module's path as the loader gives it (absolute)
+sed -n 's/^<unknown>:0: note: called from 0x[0-9a-f]* (in \(.*\)+0x\([0-9a-f]*\))$/\1 \2/p' na.err |
+    awk -v dir="$TMP" '{ print ($1 ~ /^\// ? $1 : dir "/" $1), $2 }' > naj.expected
+python3 -c '
+import json, sys
+for k in json.load(open(sys.argv[1]))["leaks"]:
+    for c in k["callers"]:
+        print(c["module"], "%x" % c["offset"])' na.json > naj.got
+check "no addr2line, JSON: the callers as {function, module, offset}, the text's frames ($(wc -l < naj.got))" \
+    test -s naj.got
+same "... each the text's module (absolute) and offset" naj.expected naj.got
 
 # --- a hostile directory name reaches addr2line as one argument, no shell
 EVIL="$TMP/a \$(touch pwned) 'q\`touch pwned2\`"

@@ -178,11 +178,18 @@ for use in one lib; do
         "heap.c:$(L fork-free): error: 1 byte written past the end of a 100-byte block (found at this free) (in main)"
     check "$use use, fork: the child stops, the parent goes on (its copy is whole)" \
         bash -c "grep -q 'child signal 6' $e.fork-bad.out && rc $e.fork-bad 0 && test \"\$(grep -c written $e.fork-bad.err)\" = 1"
-    hc $e signal
+    hc $e signal MTRACE_REPORT="$S/$e.signal.json"
     check "$use use: a signal handler frees checked blocks, in and out of the tracer: no heap report, no crash" \
         bash -c "! grep -q written $e.signal.err && grep -q 'signal done' $e.signal.out"
     has "$use use: ...some of them inside the tracer (passed through, the blocks kept)" $e.signal.err \
         "calls made by signal handlers inside the tracer were not traced"
+    # each free passed through leaves its 200-byte block live: as many leaked as passed
+    passed=$(sed -n 's/^\*\*\* MTRACE: \([0-9]*\) calls made by signal handlers inside the tracer.*/\1/p' $e.signal.err)
+    check "$use use: JSON untraced_signal_calls is the summary's count ($passed), each a free whose block stays, leaked" \
+        test -n "$passed" -a "$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["untraced_signal_calls"], r["leaked_blocks"], r["leaked_bytes"] // 200, r["exit_status"])' $e.signal.json)" = "$passed $passed $passed 1"
 done
 
 # --- MTRACE_DEPTH: the callers of each place
