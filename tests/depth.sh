@@ -464,6 +464,9 @@ if command -v addr2line > /dev/null; then
     expect src/ > paths.expected
     run pa "$P" src/prog
     same "paths: built in src/, run above it: every path of the summary and the leaks as src/FILE" paths.expected pa.got
+    printf '%s\n' "fill a.c" "c_alloc $P/src/c.c" > pat.expected
+    awk '$1 == "@" && $3 != "?" { print $3, $4 }' pa.trace > pat.got
+    same "... while the trace's @ records keep __FILE__ as compiled (a.c, the absolute c.c)" pat.expected pat.got
     expect_stacks src/ > pathst.expected
     run pas "$P" src/prog MTRACE_DEPTH=8
     same "... with MTRACE_DEPTH=8: the sites and their callers alike" pathst.expected pas.got
