@@ -135,6 +135,16 @@ for how in _exit:3 _Exit:3 quick_exit:3 usr1:138; do
     check "${how%:*}: all 1000 records written, with the tail" \
         sh -c "awk -f '$TOP/tests/tracer/replay.awk' '$D/mtrace' | grep -qx 'replay: 1000 records, total 16000'"
 done
+# _exit from code without mtrace, a real-time signal's default action: no
+# tail, and at most the last 120 ms of records lost (100 records 10 ms apart)
+for how in plain-exit:3 rtsig:$((128 + $(kill -l RTMIN))); do
+    h "$D" ${how%:*}
+    n=$(grep -c '^+' "$D/mtrace")
+    check "${how%:*}: the status is the program's, or the signal's" rc "$D" ${how#*:}
+    check "${how%:*}: no tail, the records replay ($n of 100: at most the last 120 ms lost)" \
+        sh -c "! grep -q '^plot ' '$D/mtrace' && test $n -ge 88 && awk -v notail=1 -f '$TOP/tests/tracer/replay.awk' '$D/mtrace' > /dev/null"
+done
+hasnt "rtsig: not caught (no note of a death inside a call)" "$D/err" "note:"
 D=$TMP/forks && mkdir -p "$D"
 h "$D" forks
 complete=0 empty=0
@@ -182,6 +192,16 @@ if [ -z "$ASAN" ]; then
         ": error: invalid free of an address 16 bytes into a 64-byte block (in main)"
     hasnt "free inside a heap block: glibc never sees it" "$D/err" "free(): invalid pointer"
     check "free inside a heap block: then abort (SIGABRT)" rc "$D" 134
+fi
+if [ -z "$ASAN" ]; then     # (ASan checks these frees itself)
+    h "$D" crash-other-stack
+    hasnt "free of an address on another thread's stack: not checked by mtrace" "$D/err" "invalid free"
+    has "... glibc's check aborts, mtrace names the call" "$D/err" ": note: the program died in free() called here (in main)"
+    check "... then abort (SIGABRT), another thread's stack" rc "$D" 134
+    h "$D" crash-untraced-interior
+    hasnt "free inside a block code without mtrace allocated: not named by mtrace" "$D/err" "invalid free"
+    has "... glibc's check aborts, mtrace names the call" "$D/err" ": note: the program died in free() called here (in main)"
+    check "... then abort (SIGABRT), inside an untraced block" rc "$D" 134
 fi
 if [ -z "$ASAN" ]; then     # ASan keeps SIGSEGV for itself
     h "$D" crash-strdup

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 void *plain_memalign(size_t align, size_t n);     /* libplain.so, untraced */
+void plain_exit(int status);
 char *volatile keep;
 
 static void sleep_ms(long ms);
@@ -24,6 +25,24 @@ static void *churn(void *arg)
         if (n < 0)
             pthread_testcancel();
     }
+    return 0;
+}
+
+/* A thread that offers an address on its own stack, then waits. */
+static pthread_mutex_t offer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t offer_made = PTHREAD_COND_INITIALIZER;
+static char *volatile offered;
+static void *offer_stack(void *arg)
+{
+    char mine[64];
+    (void)arg;
+    memset(mine, 0, sizeof mine);
+    pthread_mutex_lock(&offer_lock);
+    offered = mine + 16;
+    pthread_cond_signal(&offer_made);
+    pthread_mutex_unlock(&offer_lock);
+    for (;;)
+        pause();
     return 0;
 }
 
@@ -152,6 +171,14 @@ int main(int argc, char **argv)
         puts("quiet now");
         fflush(stdout);
         pause();
+    } else if (!strcmp(mode, "plain-exit") || !strcmp(mode, "rtsig")) {
+        for (i = 0; i < 100; i++) {     /* 100 records, 10 ms apart, then at once */
+            keep = malloc(8);
+            sleep_ms(10);
+        }
+        if (!strcmp(mode, "rtsig"))
+            raise(SIGRTMIN);            /* its default action: the process ends */
+        plain_exit(3);                  /* _exit from code without mtrace */
     } else if (!strcmp(mode, "spell")) {    /* a record after a quiet spell, killed 250 ms later */
         for (i = 0; i < 3; i++) {   /* (the writer starts with the first) */
             free(malloc(8));
@@ -170,6 +197,16 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "crash-interior")) {
         char *h = malloc(64), *volatile inside = h + 16;
         free(inside);           /* named by mtrace, then abort */
+    } else if (!strcmp(mode, "crash-other-stack")) {
+        pthread_create(&t[0], 0, offer_stack, 0);
+        pthread_mutex_lock(&offer_lock);
+        while (!offered)
+            pthread_cond_wait(&offer_made, &offer_lock);
+        pthread_mutex_unlock(&offer_lock);
+        free(offered);          /* another thread's stack: not checked, glibc's turn */
+    } else if (!strcmp(mode, "crash-untraced-interior")) {
+        char *h = plain_memalign(16, 64), *volatile inside = h + 16;
+        free(inside);           /* in a block mtrace never saw: glibc's turn */
     } else if (!strcmp(mode, "crash-strdup")) {
         keep = strdup(argc > 3 ? argv[3] : NULL);
     } else if (!strcmp(mode, "sigdfl")) {   /* what sigaction shows */
