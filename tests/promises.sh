@@ -487,4 +487,27 @@ if [ -z "$ASAN" ]; then
     hasnt "...not made relative to the directory it runs in" died.err "src/diedfree.c"
 fi
 
+# --- a traced plugin and the program's level (limits.md: "a program linked
+# with libmtrace but with no traced file, then a traced plugin | level 0
+# at start-up: nothing is traced"; the way out, its main file traced;
+# a program without libmtrace: the plugin brings it, and is traced)
+# (not under ASan: the plain program would not load an ASan-built libmtrace)
+if [ -z "$ASAN" ]; then
+cp "$P/plug.c" "$P/plughost.c" . && "$TOP/mtrace-cc" $CFLAGS_T -O0 -shared -fPIC plug.c -o libplug.so
+$CC $CFLAGS_T -O0 plughost.c -o host-linked -Wl,--no-as-needed -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+check "a plugin's program linked with libmtrace, no file traced: libmtrace loaded at start" \
+    sh -c "ldd host-linked | grep -q libmtrace"
+mkdir -p linked && (cd linked && cp ../libplug.so . && ../host-linked > /dev/null 2> ../linked.err; echo $? > ../linked.rc)
+check "... level 0: the plugin's leak not traced: no report, no trace, the program's status (0)" \
+    test "$(cat linked.rc)" = 0 -a ! -s linked.err -a ! -e linked/mtrace
+"$TOP/mtrace-cc" $CFLAGS_T -O0 plughost.c -o host-traced
+./host-traced > /dev/null 2> traced.err
+has "... its main file traced instead: the plugin's leak reported" traced.err \
+    "plug.c:$(line_of plug.c PLUG): error: 11 bytes in 1 block leaked here (in plug_make)"
+$CC $CFLAGS_T -O0 plughost.c -o host-plain
+./host-plain > /dev/null 2> plain.err
+has "... a program without libmtrace: the plugin brings it, its leak reported" plain.err \
+    "plug.c:$(line_of plug.c PLUG): error: 11 bytes in 1 block leaked here (in plug_make)"
+fi
+
 finish
