@@ -261,6 +261,28 @@ if command -v addr2line > /dev/null; then
     has "hostile library path: still named" evil.err "note: called from lib_api"
 fi
 
+# --- one traced module, a file of it built without frame pointers
+#     (limits.md): the caller of that file's function is skipped
+$CC $CFLAGS_T -O0 -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -DMTRACE=1 $LIB -c mixa.c
+$CC $CFLAGS_T -O2 -fomit-frame-pointer -DMTRACE=1 $LIB -c mixb.c -o mixb-nofp.o
+$CC $CFLAGS_T -O0 -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -DMTRACE=1 $LIB -c mixb.c
+$CC mixa.o mixb-nofp.o -o mixed $LINK && $CC mixa.o mixb.o -o unmixed $LINK
+if command -v addr2line > /dev/null; then
+    at() { echo "$1:$(grep -n "/\* $2 \*/" "$1" | cut -d: -f1)"; }
+    MTRACE_DEPTH=8 MTRACE=unmixed.trace ./unmixed 2> unmixed.err
+    { echo "$(at mixa.c LEAF): error: 25 bytes in 1 block leaked here (in leaf)"
+      echo "$(at mixb.c MID): note: called from mid"
+      echo "$(at mixa.c UPPER): note: called from upper"
+      echo "$(at mixa.c MAIN): note: called from main"; } > unmixed.expected
+    grep -E 'error:|note:' unmixed.err > unmixed.got
+    same "one module built alike (frame pointers): leaf <- mid <- upper <- main" unmixed.expected unmixed.got
+    MTRACE_DEPTH=8 MTRACE=mixed.trace ./mixed 2> mixed.err
+    grep -v "called from upper" unmixed.expected > mixed.expected
+    grep -E 'error:|note:' mixed.err > mixed.got
+    same "mixb.c built without frame pointers: mid still shown, its caller upper skipped (its frame read as mid's)" \
+        mixed.expected mixed.got
+fi
+
 # --- fork: the child's trace has its own map and stack records
 build forked
 MTRACE_DEPTH=8 MTRACE=fk.trace ./forked 2> fk.err
