@@ -283,6 +283,27 @@ if command -v addr2line > /dev/null; then
         mixed.expected mixed.got
 fi
 
+# --- a library unloaded and another loaded at its address (limits.md):
+#     segments are learnt once, so a frame in the second is named after
+#     the first; both kept loaded (at two addresses), each by its own
+$CC $CFLAGS_T -O0 -fno-omit-frame-pointer -shared -fPIC dlone.c -o libdlone.so
+$CC $CFLAGS_T -O0 -fno-omit-frame-pointer -shared -fPIC dltwo.c -o libdltwo.so
+build dlhost
+MTRACE_DEPTH=8 MTRACE=dlk.trace ./dlhost keep > dlk.out 2> dlk.err
+if command -v addr2line > /dev/null; then
+    has "two libraries kept loaded: the second's frame named by its own file" dlk.err "dltwo.c:$(grep -n " = f(" dltwo.c | cut -d: -f1): note: called from p2_make"
+    has "... and the first's by its" dlk.err "dlone.c:$(grep -n " = f(" dlone.c | cut -d: -f1): note: called from p1_call"
+    MTRACE_DEPTH=8 MTRACE=dlc.trace ./dlhost > dlc.out 2> dlc.err
+    if [ "$(sort -u dlc.out | wc -l)" = 1 ]; then
+        check "dlclose, then another library at the same address: its frame named after the first (dlone.c)" \
+            sh -c "grep -A1 'error: 20 bytes' dlc.err | grep -q '^dlone.c:[0-9]*: note: called from p1_'"
+        check "... one #map for that range, the first library's" \
+            test "$(grep -c '^#map .*libdl\(one\|two\).so$' dlc.trace) $(grep -c '^#map .*libdlone.so$' dlc.trace)" = "1 1"
+    else
+        echo "     (the second library was loaded elsewhere: the same-address case not tried)"
+    fi
+fi
+
 # --- fork: the child's trace has its own map and stack records
 build forked
 MTRACE_DEPTH=8 MTRACE=fk.trace ./forked 2> fk.err
