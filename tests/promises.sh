@@ -487,6 +487,25 @@ if [ -z "$ASAN" ]; then
     hasnt "...not made relative to the directory it runs in" died.err "src/diedfree.c"
 fi
 
+# --- the graph hint and gnuplot on PATH (guide.md: "It appears when
+# `gnuplot` is on `PATH` (else it gives the `ms_print` route)"): without
+# it, the ms_print route, its names quoted for the shell, run as printed
+# from elsewhere; a gnuplot on PATH (any program so named) gives the graph
+HD="$TMP/hint dir \$(touch PWNED)'q"
+mkdir -p nognu withgnu "$HD" msp-elsewhere && ln -s /bin/true withgnu/gnuplot
+(cd "$HD" && PATH=$TMP/nognu MTRACE=t.trace "$TMP/tail" > /dev/null 2> "$TMP/nognu.err")
+has "no gnuplot on PATH: the hint gives the ms_print route" nognu.err \
+    "*** MTRACE: To see it over time (no gnuplot on PATH) use: mtrace2massif "
+hasnt "... and not gnuplot's" nognu.err "To get a graph"
+grep 'To see it over time' nognu.err | sed 's/.*use: //' > msp.sh
+(cd msp-elsewhere && PATH=$TOP:$PATH sh ../msp.sh > ../msp.out 2>&1)
+check "... run as printed, from another directory: ms_print draws the trace's Massif file, written beside it" \
+    sh -c "grep -q '^Command: ' msp.out && grep -q 'Number of snapshots' msp.out && test -s \"\$1/massif.out.t.trace\"" _ "$HD"
+check "... and nothing in the names ran" test -z "$(find "$TMP" -name PWNED)"
+(cd "$HD" && PATH=$TMP/withgnu MTRACE=t.trace "$TMP/tail" > /dev/null 2> "$TMP/withgnu.err")
+has "a gnuplot on PATH: the hint gives the graph, and names the Massif file" withgnu.err \
+    "*** MTRACE: To get a graph (and '$TMP/hint dir \$(touch PWNED)'\\''q/massif.out.t.trace' for ms_print) use: mtrace2massif "
+
 # --- a traced plugin and the program's level (limits.md: "a program linked
 # with libmtrace but with no traced file, then a traced plugin | level 0
 # at start-up: nothing is traced"; the way out, its main file traced;
