@@ -487,6 +487,20 @@ if [ -z "$ASAN" ]; then
     hasnt "...not made relative to the directory it runs in" died.err "src/diedfree.c"
 fi
 
+# --- the level is fixed when a file is compiled (guide.md: "the
+# environment at run time does not change it"): MTRACE_LEVEL, mtrace-cc's
+# variable, set when the program runs, changes nothing either way
+$CC $CFLAGS_T -O0 -DMTRACE=3 -DMTRACE_LIB -include "$TOP/mtrace.h" tail.c -o tail3 -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+# lvl_run PROG LEVEL: PROG run with MTRACE_LEVEL=LEVEL; its trace, report, stderr
+lvl_run() { MTRACE_LEVEL=$2 MTRACE=lvl-$1.trace MTRACE_REPORT=lvl-$1.json ./$1 > /dev/null 2> lvl-$1.err; }
+lvl_run tail 3
+lvl_run tail3 1
+level_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["level"])' "$1"; }
+check "built at level 1, run with MTRACE_LEVEL=3: still level 1 (JSON level 1, the trace written)" \
+    test "$(level_of lvl-tail.json)" = 1 -a -s lvl-tail.trace
+check "built at level 3, run with MTRACE_LEVEL=1: still level 3 (JSON level 3, no trace, no summary)" \
+    test "$(level_of lvl-tail3.json)" = 3 -a ! -e lvl-tail3.trace -a -z "$(grep 'max traced memory' lvl-tail3.err)"
+
 # --- the graph hint and gnuplot on PATH (guide.md: "It appears when
 # `gnuplot` is on `PATH` (else it gives the `ms_print` route)"): without
 # it, the ms_print route, its names quoted for the shell, run as printed
