@@ -183,6 +183,13 @@ for use in one lib; do
         bash -c "! grep -q written $e.signal.err && grep -q 'signal done' $e.signal.out"
     has "$use use: ...some of them inside the tracer (passed through, the blocks kept)" $e.signal.err \
         "calls made by signal handlers inside the tracer were not traced"
+    # a damaged front guard: reported, its raw block never given back (glibc's
+    # mapped bytes stay); a damaged back guard, the quarantine off: given back
+    hc $e kept MTRACE_QUARANTINE=0 MTRACE_DOUBLE_FREE=continue
+    check "$use use: a block whose front guard is damaged is never given back to the C library, one damaged at its end is" \
+        test "$(head -1 $e.kept.out)" = "front kept back given back"
+    has "$use use: ...both reported, at their frees" $e.kept.err \
+        "heap.c:$(L kept-front): error: 3 bytes written before the start of a 1048576-byte block (found at this free) (in main)"
     # each free passed through leaves its 200-byte block live: as many leaked as passed
     passed=$(sed -n 's/^\*\*\* MTRACE: \([0-9]*\) calls made by signal handlers inside the tracer.*/\1/p' $e.signal.err)
     check "$use use: JSON untraced_signal_calls is the summary's count ($passed), each a free whose block stays, leaked" \

@@ -206,6 +206,18 @@ int main(int argc, char **argv)
         a = malloc(40);                             /* L:before-alloc */
         a[-3] = 'x';
         free(a);                                    /* L:before */
+    } else if (!strcmp(mode, "kept")) {             /* continuing, no quarantine: what goes back */
+        size_t mapped, front, back;                 /* glibc's mapped bytes */
+        a = malloc(1 << 20);                        /* (glibc maps a block this large) */
+        b = malloc(1 << 20);
+        a[-3] = 'x';                                /* the front guard */
+        b[1 << 20] = 'x';                           /* the back guard */
+        mapped = mallinfo2().hblkhd;
+        free(a);                                    /* L:kept-front */
+        front = mallinfo2().hblkhd;
+        free(b);                                    /* L:kept-back */
+        back = mallinfo2().hblkhd;
+        printf("front %s back %s\n", front < mapped ? "given back" : "kept", back < front ? "given back" : "kept");
     } else if (!strcmp(mode, "aligned-past")) {
         a = aligned_alloc(64, 100);
         a[100] = 'x';
