@@ -487,6 +487,31 @@ if [ -z "$ASAN" ]; then
     hasnt "...not made relative to the directory it runs in" died.err "src/diedfree.c"
 fi
 
+# --- the JSON report's moment (report-json.md: "written after the text
+# report (after every destructor of the program and its libraries)"):
+# the order of the writes as strace sees them, and what the destructors
+# freed not counted as leaked
+cp "$P/dtorlib.c" . && $CC $CFLAGS_T -O0 -shared -fPIC dtorlib.c -o libdtorlib.so
+cp "$P/dtor.c" . && $CC $CFLAGS_T -O0 -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" dtor.c -o dtor \
+    -L. -Wl,-rpath,"$TMP" -ldtorlib -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace
+if strace -o /dev/null true 2> /dev/null; then
+    MTRACE_REPORT=dtor.json strace -o dtor.strace -e trace=write,openat ./dtor > /dev/null 2> dtor.err
+    # the strace line of each: the two destructors' words, the report's first line, the JSON's opening
+    order=$(awk '/write\(2, "program destructor/ { p = NR } /write\(2, "library destructor/ { l = NR }
+                 /write\(2, "\*\*\* MTRACE: max resident/ && !t { t = NR } /openat\(.*dtor.json/ { j = NR }
+                 END { print (p && l && t && j && p < t && l < t && t < j) ? "in order" : p " " l " " t " " j }' dtor.strace)
+    check "JSON report: opened after the text report, itself after the program's and a library's destructors" \
+        test "$order" = "in order"
+else
+    echo "     (strace cannot trace here: the order of the writes not checked)"
+    MTRACE_REPORT=dtor.json ./dtor > /dev/null 2> dtor.err
+fi
+check "JSON report: the blocks both destructors freed not leaked (7 bytes, 1 block, as the text)" test "$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["leaked_bytes"], r["leaked_blocks"])' dtor.json)" = "7 1"
+has "... the text's one leak" dtor.err "dtor.c:$(line_of dtor.c LEAK): error: 7 bytes in 1 block leaked here (in main)"
+
 # --- the level is fixed when a file is compiled (guide.md: "the
 # environment at run time does not change it"): MTRACE_LEVEL, mtrace-cc's
 # variable, set when the program runs, changes nothing either way
