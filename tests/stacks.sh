@@ -92,6 +92,16 @@ printf '#depth 4\n#map 0x401000 0x402000 0x400000 bin/prog\n@ 1 leaf /src/app/pr
 has "SID 0 is the site alone; stack 1 below it" <(sed -n '/^snapshot=2$/,/^snapshot=3$/p' sid0.out) \
     "  n0: 200 0x401104: mid (prog.c:7)"
 
+# A later #map over the same range (a library unloaded, another loaded
+# there) replaces the earlier one from that point on: one address, two
+# stacks, each named by the module mapped when its #stack came.
+printf '#depth 4\n#map 0x7f0000001000 0x7f0000002000 0x7f0000000000 lib/one.so\n@ 1 leaf /src/app/prog.c 3\n#stack 1 1 0x7f0000001105\n+ 1 0 100 100 1 1\n#map 0x7f0000001000 0x7f0000002000 0x7f0000000000 lib/two.so\n#stack 2 1 0x7f0000001105\n+ 1 1 300 300 1 2\nset x\nplot x\n' > remap.trace
+"$M2M" --detailed-freq=1 --addr2line=none remap.trace -o remap.out
+sed -n '/^snapshot=2$/,$p' remap.out | grep '^ *n0: [12]00 0x7F0000001104' | sort -u > remap.got
+printf '%s\n' "  n0: 100 0x7F0000001104: ??? (in lib/one.so)" "  n0: 200 0x7F0000001104: ??? (in lib/two.so)" > remap.expected
+same "a #map over the same range replaces the earlier one: the stack before it in lib/one.so, after it in lib/two.so" \
+    remap.expected remap.got
+
 # --- 2. Module names are data, never shell ----------------------------------
 # addr2line is started with an argument vector (posix_spawnp), one
 # --exe=PATH argument for the module whatever its name: spaces, quotes,
