@@ -524,6 +524,22 @@ has "a block of 2 TiB: the table cannot take it, said in one line" huge.err \
 check "... no record of it, the summary says the figures are incomplete" \
     sh -c "! grep -q ' 2199023255552 ' huge.trace && grep -q 'figures are incomplete' huge.err && test \"\$(grep -c 'tables cannot grow' huge.err)\" = 1"
 
+# --- free of a page the program mapped itself (limits.md: "when the kernel
+# merged the mapping with the one below it ... not named: the page is then
+# in the middle of a mapping ...; glibc's check aborts"); a page mapped
+# alone is named
+if [ -z "$ASAN" ]; then
+    build merged 1
+    (./merged > /dev/null 2> merged.err; echo $? > merged.rc)
+    check "free of a page mapped just above a mapping the kernel merged it with: not named by mtrace" \
+        sh -c "! grep -q 'invalid free' merged.err && test \"\$(cat merged.rc)\" = 134"
+    has "... glibc's check aborts, mtrace names the call" merged.err \
+        "merged.c:$(line_of merged.c FREE): note: the program died in free() called here (in main)"
+    (./merged alone > /dev/null 2> alone.err)
+    has "... a page mapped alone: named" alone.err \
+        "merged.c:$(line_of merged.c FREE): error: invalid free of an address from mmap, not from an allocator (in main)"
+fi
+
 # --- the level is fixed when a file is compiled (guide.md: "the
 # environment at run time does not change it"): MTRACE_LEVEL, mtrace-cc's
 # variable, set when the program runs, changes nothing either way
