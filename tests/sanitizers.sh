@@ -142,4 +142,18 @@ else
     fail "valgrind is not installed (apt-get install valgrind)"
 fi
 
+# --- the one-line use in a file compiled without the sanitizer, linked
+# into a sanitized program (limits.md): the runtime's malloc and free
+# beside ASan's, a crash at start; -DMTRACE_SANITIZED=1 leaves them to ASan
+gcc -g -O0 -c -DMTRACE=1 -include "$TOP/mtrace.h" leak.c -o plainobj.o
+gcc -fsanitize=address plainobj.o -o plainobj
+(ASAN_OPTIONS=detect_leaks=0 ./plainobj > /dev/null 2> plainobj.err; echo $? > plainobj.rc)
+check "one-line use compiled plainly, linked with -fsanitize=address: it crashes at start (a signal)" \
+    test "$(cat plainobj.rc)" -gt 128
+gcc -g -O0 -c -DMTRACE=1 -DMTRACE_SANITIZED=1 -include "$TOP/mtrace.h" leak.c -o sanobj.o
+gcc -fsanitize=address sanobj.o -o sanobj
+(ASAN_OPTIONS=detect_leaks=0 ./sanobj > /dev/null 2> sanobj.err)
+check "... with -DMTRACE_SANITIZED=1: it runs, traced, its leaks mtrace's (123 bytes)" \
+    test "$(mtrace_leaks sanobj.err | awk '{ n += $2 } END { print n + 0 }')" = 123
+
 finish
