@@ -190,6 +190,13 @@ for use in one lib; do
         test "$(head -1 $e.kept.out)" = "front kept back given back"
     has "$use use: ...both reported, at their frees" $e.kept.err \
         "heap.c:$(L kept-front): error: 3 bytes written before the start of a 1048576-byte block (found at this free) (in main)"
+    # a write that skips over a's guards into b's front guard: not seen at
+    # a's free, reported as b's (limits.md)
+    hc $e skip
+    has "$use use: a write past a block's guards into the next one's: reported as the next block's, at its free" $e.skip.err \
+        "heap.c:$(L skip-b): error: 2 bytes written before the start of a 64-byte block (found at this free) (in main)"
+    check "$use use: ...not at the first block's free: one report, then abort" \
+        bash -c "test \"\$(grep -c 'error:' $e.skip.err)\" = 1 && rc $e.skip 134"
     # each free passed through leaves its 200-byte block live: as many leaked as passed
     passed=$(sed -n 's/^\*\*\* MTRACE: \([0-9]*\) calls made by signal handlers inside the tracer.*/\1/p' $e.signal.err)
     check "$use use: JSON untraced_signal_calls is the summary's count ($passed), each a free whose block stays, leaked" \

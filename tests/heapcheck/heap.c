@@ -218,6 +218,17 @@ int main(int argc, char **argv)
         free(b);                                    /* L:kept-back */
         back = mallinfo2().hblkhd;
         printf("front %s back %s\n", front < mapped ? "given back" : "kept", back < front ? "given back" : "kept");
+    } else if (!strcmp(mode, "skip")) {             /* a write through a, past its guards, into b's */
+        a = malloc(64);
+        b = malloc(64);                             /* L:skip-alloc */
+        if (b < a) {
+            char *t = a;
+            a = b;
+            b = t;
+        }
+        a[(b - a) - 2] = 'x';                       /* 2 bytes before b: b's front guard */
+        free(a);                                    /* L:skip-a */
+        free(b);                                    /* L:skip-b */
     } else if (!strcmp(mode, "aligned-past")) {
         a = aligned_alloc(64, 100);
         a[100] = 'x';
