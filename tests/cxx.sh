@@ -263,6 +263,18 @@ check "nothrow new whose new_handler throws: the exception cannot leave the noex
 has "... terminate names the handler's exception" rows-handler.err "terminate called after throwing an instance of 'std::bad_alloc'"
 check "... and the program's catch never runs" test ! -s rows-handler.out
 
+# under AddressSanitizer: ASan's operators new and delete replace libmtrace's
+cxx g++ -std=c++17 -fsized-deallocation -g -O1 -fsanitize=address forms.cpp -o forms-asan
+ASAN_OPTIONS=detect_leaks=0 ./forms-asan leak > /dev/null 2> forms-asan.err
+check "-fsanitize=address: new's and new[]'s leaks not traced, std::malloc's is (one leak record, at its line)" \
+    test "$(grep 'leaked here' forms-asan.err)" = \
+        "forms.cpp:$(line forms.cpp LEAK-MALLOC): error: 33 bytes in 1 block leaked here (in main)"
+cxx g++ -std=c++17 -g -O0 -fsanitize=address -Wno-mismatched-new-delete mismatch.cpp -o mismatch-asan
+ASAN_OPTIONS=detect_leaks=0 ./mismatch-asan > /dev/null 2> mismatch-asan.err
+has "-fsanitize=address: ASan checks the families itself (its alloc-dealloc-mismatch at the first)" mismatch-asan.err \
+    "ERROR: AddressSanitizer: alloc-dealloc-mismatch (operator new [] vs operator delete)"
+hasnt "... mtrace reports none" mismatch-asan.err "mismatched free"
+
 # a C program without the C++ library loads a C++ one (tests/cxx/dlmain.c, plugin.cpp)
 cxx g++ -g -O1 -shared -fPIC plugin.cpp -o libplugin.so
 "$TOP/mtrace-cc" -g -O1 dlmain.c -o dlmain
