@@ -141,9 +141,12 @@ MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names-asserts > /dev/null 2> names
 has "g++ -D_GLIBCXX_ASSERTIONS, MTRACE_DEPTH: the strings charged to the push_back line" names-asserts.err \
     "names.cpp:13: error: 4100 bytes in 100 blocks leaked here (in main)"
 "$MCXX" -g -O1 names.cpp -o names
-MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 ./names > /dev/null 2> names.err
+MTRACE_DOUBLE_FREE=continue MTRACE_DEPTH=16 MTRACE=names.trace ./names > /dev/null 2> names.err
 has "g++, MTRACE_DEPTH: without it, the strings stay with libstdc++'s _M_construct" names.err \
     "error: 4100 bytes in 100 blocks leaked here (in std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct"
+# (trace-format.md: SID 0 only for a stack the tables had no room for)
+check "... libstdc++'s new (code without mtrace) has a stack of its own, with no return address; no record has SID 0" \
+    sh -c "grep -qE '^#stack [0-9]+ [0-9]+\$' names.trace && awk '/^[-+<>] / && (NF != 7 || \$7 == 0) { bad = 1 } END { exit bad }' names.trace"
 
 # ---- one line copied by the compiler into two places: a row per copy, said so
 cxx g++ -g -O2 inlined.cpp -o inlined 2> /dev/null

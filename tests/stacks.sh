@@ -84,8 +84,8 @@ has "a module gone: its frames unnamed" gone.out "n0: 3000 0x401604: main (prog.
 has "... and said once" gone.err "could not read lib/libc.so.6; its addresses are labelled ??? (in MODULE)"
 : > lib/libc.so.6
 
-# A stack that is not known (SID 0: a block traced before stacks could be
-# walked) is its site alone; blocks of a site with several stacks count
+# A stack that is not known (SID 0: the tracer had no room left for the
+# stack) is its site alone; blocks of a site with several stacks count
 # apart and together.
 printf '#depth 4\n#map 0x401000 0x402000 0x400000 bin/prog\n@ 1 leaf /src/app/prog.c 3\n#stack 1 1 0x401105\n+ 1 0 100 100 1 0\n+ 1 1 300 300 1 1\n- 1 2 200 200 1 0\n- 1 3 0 0 1 1\nset x\nplot x\n' > sid0.trace
 "$M2M" --detailed-freq=1 --addr2line="$FAKE" sid0.trace -o sid0.out
