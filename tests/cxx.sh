@@ -225,7 +225,7 @@ has "bench/cxx.sh: ... saying what it wants" bench-bad.err "BENCH_CXX_PAIRS must
 
 # ---- doc/limits.md's C++ rows (tests/cxx/rows.cpp, a mode each)
 cc -shared -fPIC -g -O1 plain.c -o libplain.so      # a library built without mtrace
-cxx g++ -std=c++17 -g -O1 rows.cpp -o rows -L. -lplain -Wl,-rpath,'$ORIGIN'
+cxx g++ -std=c++17 -fsized-deallocation -g -O1 rows.cpp -o rows -L. -lplain -Wl,-rpath,'$ORIGIN'
 ./rows own > /dev/null 2> rows-own.err
 has "own std:: function, no MTRACE_DEPTH: its new[] at its own line" rows-own.err \
     "rows.cpp:$(line rows.cpp OWN-STD): error: 12 bytes in 1 block leaked here (in std::mtrace_test_own(int))"
@@ -251,7 +251,7 @@ print(r["mismatched_frees"], r["invalid_frees"], r["leaked_bytes"])' rows-frees.
 has "a library built without mtrace: its malloc not traced (its leak not reported), freeing it here silent" rows-frees.err \
     "*** MTRACE: No memory leaks"
 if command -v valgrind > /dev/null; then
-    g++ -std=c++17 -g -O1 rows.cpp -o rows-plain -L. -lplain -Wl,-rpath,'$ORIGIN'
+    g++ -std=c++17 -fsized-deallocation -g -O1 rows.cpp -o rows-plain -L. -lplain -Wl,-rpath,'$ORIGIN'
     valgrind ./rows-plain frees > /dev/null 2> rows-frees.vg
     awk '/Mismatched free/ { n = 1 } n && /frees \(rows.cpp:/ { sub(/.*rows.cpp:/, ""); sub(/\).*/, ""); print; n = 0 }' \
         rows-frees.vg > rows-frees.vg-lines

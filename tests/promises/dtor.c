@@ -6,6 +6,7 @@
 #include <stdlib.h>
 void dtorlib_hold(void *p);
 static char *held;
+static void *volatile leaked;
 __attribute__((destructor)) static void program_destructor(void)
 {
     free(held);
@@ -13,7 +14,6 @@ __attribute__((destructor)) static void program_destructor(void)
 }
 int main(void)
 {
-    static void *volatile leaked;
     held = malloc(100);
     dtorlib_hold(malloc(50));
     leaked = malloc(7);                 /* LEAK */
