@@ -231,6 +231,10 @@ configure_project auto1
 (cd "$TMP/auto1/build" && ../configure > build.log 2>&1 &&
     make CFLAGS="-g $(pkg-config --cflags mtrace)" LDLIBS="$(pkg-config --libs mtrace)" >> build.log 2>&1)
 recipe "$AUTO, then make CFLAGS=\$(pkg-config --cflags mtrace) LDLIBS=\$(pkg-config --libs mtrace)" "$TMP/auto1/build"
+configure_project auto3       # (guide.md's variant: the libraries as LIBS, Autoconf's own variable)
+(cd "$TMP/auto3/build" && ../configure > /dev/null 2>&1 &&
+    make CFLAGS="-g $(pkg-config --cflags mtrace)" LIBS="$(pkg-config --libs mtrace)" > build.log 2>&1)
+recipe "$AUTO, then make CFLAGS=\$(pkg-config --cflags mtrace) LIBS=\$(pkg-config --libs mtrace)" "$TMP/auto3/build"
 configure_project auto2
 (cd "$TMP/auto2/build" && ../configure CC=mtrace-cc > build.log 2>&1 && make >> build.log 2>&1)
 recipe "$AUTO CC=mtrace-cc" "$TMP/auto2/build"
