@@ -540,6 +540,24 @@ if [ -z "$ASAN" ]; then
         "merged.c:$(line_of merged.c FREE): error: invalid free of an address from mmap, not from an allocator (in main)"
 fi
 
+# --- addr2line is never run in a set-user-ID program (mtrace.7: "Never run
+# in a set-user-ID program"): a call through a pointer, whose site only
+# addr2line can name; an addr2line on PATH and in MTRACE_ADDR2LINE that
+# leaves a mark when run (as root: the program is made another user's)
+if [ "$(id -u)" = 0 ] && [ -z "$ASAN" ]; then
+    build fnptr 1
+    chmod 711 "$TMP" && mkdir -p suid fake && chmod 1777 suid
+    printf '#!/bin/sh\ntouch "%s/suid/ran.$(id -u)"\nexec "%s" "$@"\n' "$TMP" "$(command -v addr2line)" > fake/addr2line
+    chmod 755 fake fake/addr2line
+    cp fnptr suid/fnptr && chown 65534 suid/fnptr && chmod 4755 suid/fnptr
+    (cd suid && PATH=$TMP/fake:$PATH MTRACE_ADDR2LINE=$TMP/fake/addr2line ./fnptr > /dev/null 2> ../suid.err)
+    check "set-user-ID: no addr2line run, neither MTRACE_ADDR2LINE's nor PATH's" test -z "$(ls suid | grep ran)"
+    has "... the site named by module and offset" suid.err "fnptr+0x"
+    (PATH=$TMP/fake:$PATH ./fnptr > /dev/null 2> nosuid.err)
+    check "... the same program, not set-user-ID: the addr2line on PATH run, the site named" \
+        sh -c "ls suid | grep -q ran && grep -q 'fnptr.c:$(line_of fnptr.c CALL): error: 9 bytes in 1 block leaked here (in main)' nosuid.err"
+fi
+
 # --- the level is fixed when a file is compiled (guide.md: "the
 # environment at run time does not change it"): MTRACE_LEVEL, mtrace-cc's
 # variable, set when the program runs, changes nothing either way
