@@ -66,6 +66,13 @@ check "install: tools and mtrace-cc executable" test -x "$ROOT/bin/ms_print" -a 
 check "install: the runtime is the tree's as one file (mtrace.c with runtime/ inlined)" \
     sh -c "cmp -s '$ROOT/include/mtrace/mtrace.c' '$TMP/amalgamation.c' && ! grep -q '^#include \"runtime/' '$ROOT/include/mtrace/mtrace.c'"
 hasnt "install: mtrace.pc has no placeholder left" "$ROOT/lib/pkgconfig/mtrace.pc" "@"
+# make demo (guide.md: "the Massif manual's example: traced, converted,
+# printed by ms_print"), in the copy
+make -s -C "$SRC" demo > "$TMP/demo.out" 2> /dev/null
+check "make demo: the example traced (its leaks: exit status 1), the trace's tail shown" \
+    sh -c "grep -q '^exit status: 1\$' '$TMP/demo.out' && grep -q '^plot ' '$TMP/demo.out'"
+check "... converted with --time-unit=B and printed by ms_print (its header, the graph's peak)" \
+    sh -c "grep -q '^Massif arguments:   --time-unit=B\$' '$TMP/demo.out' && grep -q '^ms_print arguments: examples/massif.out.example.trace\$' '$TMP/demo.out' && grep -qE '^[0-9.]+\^' '$TMP/demo.out'"
 mv "$SRC" "$SRC.away"        # from here on, no source tree to lean on
 
 if need pkg-config "pkgconf"; then
