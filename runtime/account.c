@@ -85,7 +85,10 @@ static MTRACE_HOT struct mtrace_block *mtrace_add(struct mtrace_table *t, void *
     struct mtrace_block *b;
     if (!site || (uint64_t)size >> MTRACE_SIZE_BITS || !(b = mtrace_claim(t, (uintptr_t)p))) {
         if (!mt.incomplete)
-            mtrace_say("*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
+            mtrace_say((uint64_t)size >> MTRACE_SIZE_BITS
+                       ? "*** MTRACE: a block of 2 TiB or more, which the tracer's table cannot take: "
+                         "from now on its figures are incomplete\n"
+                       : "*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete\n");
         mt.incomplete = 1;
         return 0;
     }

@@ -528,7 +528,8 @@ static int mtrace_report(void)
         mtrace_unpages(order, mt.maxsites * sizeof *order);
         o = mtrace_put_temporary(MTRACE_ROOM(MTRACE_LINE), end, who);
         if (mt.incomplete)
-            MTRACE_OUT("%s*** MTRACE: the tracer ran out of memory: figures are incomplete\n", who);
+            MTRACE_OUT("%s*** MTRACE: the tracer could not record every block (said when it happened): "
+                       "figures are incomplete\n", who);
         if (mt.trace_written && (q = (char *)mtrace_pages(QUOTED * 4)))
             o = mtrace_put_graph_hint(MTRACE_ROOM(MTRACE_LINE + 4 * QUOTED), end, who, q, QUOTED);
     }

@@ -513,16 +513,16 @@ print(r["leaked_bytes"], r["leaked_blocks"])' dtor.json)" = "7 1"
 has "... the text's one leak" dtor.err "dtor.c:$(line_of dtor.c LEAK): error: 7 bytes in 1 block leaked here (in main)"
 
 # --- a block of 2 TiB or more (limits.md: "the tracer's table cannot take
-# it: one line says so (`the tracer's tables cannot grow`), the figures are
+# it: one line says so (`a block of 2 TiB or more, which the tracer's table cannot take`), the figures are
 # incomplete from then on"); 2 TiB - 1 bytes is traced
 build huge 1
 MTRACE=huge.trace ./huge > /dev/null 2> huge.err
 check "a block of 2 TiB - 1 bytes: traced (its + record, its site's peak)" \
     sh -c "grep -q '^+ [0-9]* [0-9]* 2199023255551 2199023255551 ' huge.trace && grep -qE '^2199023255551 +1 +main +huge.c:$(line_of huge.c BELOW)\$' huge.err"
-has "a block of 2 TiB: the table cannot take it, said in one line" huge.err \
-    "*** MTRACE: the tracer's tables cannot grow: from now on its figures are incomplete"
+has "a block of 2 TiB: the table cannot take it, said in one line that names the block's size" huge.err \
+    "*** MTRACE: a block of 2 TiB or more, which the tracer's table cannot take: from now on its figures are incomplete"
 check "... no record of it, the summary says the figures are incomplete" \
-    sh -c "! grep -q ' 2199023255552 ' huge.trace && grep -q 'figures are incomplete' huge.err && test \"\$(grep -c 'tables cannot grow' huge.err)\" = 1"
+    sh -c "! grep -q ' 2199023255552 ' huge.trace && grep -q '^\*\*\* MTRACE: the tracer could not record every block (said when it happened): figures are incomplete\$' huge.err && test \"\$(grep -c 'cannot take' huge.err)\" = 1"
 
 # --- free of a page the program mapped itself (limits.md: "when the kernel
 # merged the mapping with the one below it ... not named: the page is then
