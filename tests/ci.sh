@@ -338,4 +338,17 @@ else
     fail "convert/: a folder uses one its README.md does not allow"
     sed 's/^/     /' "$TMP/folders"
 fi
+# doc/platforms.md: what is not plain POSIX lives in runtime/platform.c;
+# no other file of the runtime tests which C library or system it is on,
+# but entry.c for glibc's memalign and pvalloc (as mtrace.h binds them),
+# and Linux's /proc is read by the four files its port section names.
+# The tools use posix_fadvise in m2m_files.c only.
+(cd "$TOP" && grep -nE '^[[:space:]]*#[[:space:]]*(if|elif).*(__GLIBC__|__linux|__gnu_linux__|__APPLE__|__MACH__|BSD__|__unix|__sun|_WIN32|__musl)' \
+    runtime/*.c runtime/*.h mtrace.c | grep -v '^runtime/platform\.c:') > "$TMP/platform-ifs"
+check "platforms.md: the runtime's system tests are platform.c's, and entry.c's two __GLIBC__ (memalign, pvalloc)" \
+    test "$(sed -E 's/:[0-9]+:/ /' "$TMP/platform-ifs" | tr -s ' ' | sort | uniq -c | tr -s ' ')" = " 2 runtime/entry.c #ifdef __GLIBC__"
+check "platforms.md: /proc is read by reach.c, report.c, stacks.c and trace.c (and platform.c) only" \
+    test "$(cd "$TOP" && grep -l '"/proc/' runtime/*.c | tr '\n' ' ')" = "runtime/platform.c runtime/reach.c runtime/report.c runtime/stacks.c runtime/trace.c "
+check "platforms.md: posix_fadvise is used by mtrace2massif's m2m_files.c only" \
+    test "$(cd "$TOP" && grep -rlw posix_fadvise convert runtime mtrace.h | tr '\n' ' ')" = "convert/mtrace2massif/m2m_files.c "
 finish
