@@ -351,4 +351,25 @@ check "platforms.md: /proc is read by reach.c, report.c, stacks.c and trace.c (a
     test "$(cd "$TOP" && grep -l '"/proc/' runtime/*.c | tr '\n' ' ')" = "runtime/platform.c runtime/reach.c runtime/report.c runtime/stacks.c runtime/trace.c "
 check "platforms.md: posix_fadvise is used by mtrace2massif's m2m_files.c only" \
     test "$(cd "$TOP" && grep -rlw posix_fadvise convert runtime mtrace.h | tr '\n' ' ')" = "convert/mtrace2massif/m2m_files.c "
+# doc/design.md, "Other rules" and "The two uses": the runtime's files use
+# one way, in mtrace.c's order (tests/ci/oneway.py); the one-line use
+# defines weak names only, each the runtime's own or an allocator name
+# libmtrace exports too;
+# mtrace.c without MTRACE_RUNTIME and without the header is an empty unit
+python3 "$TOP/tests/ci/oneway.py" "$TOP" > "$TMP/oneway" 2>&1
+check "design.md: each runtime file uses only the files above it in mtrace.c" test ! -s "$TMP/oneway" ||
+    sed 's/^/     /' "$TMP/oneway"
+printf '#include <stdlib.h>\nint main(void) { free(malloc(1)); return 0; }\n' > "$TMP/oneline.c"
+$CC -O0 -DMTRACE=1 -include "$TOP/mtrace.h" -c "$TMP/oneline.c" -o "$TMP/oneline.o"
+nm -g --defined-only "$TMP/oneline.o" | awk '$3 != "main"' > "$TMP/oneline.syms"
+nm -D --defined-only "$TOP/libmtrace.so" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort > "$TMP/lib.syms"
+check "design.md: the one-line use defines weak names only (and main)" \
+    test -s "$TMP/oneline.syms" -a -z "$(awk '$2 != "W" && $2 != "V"' "$TMP/oneline.syms")"
+check "design.md: ...each of them mtrace_*, MTRACE_*, pmtrace, or an allocator's name libmtrace exports" \
+    test -z "$(awk '$3 !~ /^(mtrace_|MTRACE_|pmtrace$)/ { print $3 }' "$TMP/oneline.syms" | sort | comm -23 - "$TMP/lib.syms")"
+check "design.md: libmtrace.so is linked with -z nodelete (NODELETE in its dynamic section)" \
+    sh -c "readelf -d '$TOP/libmtrace.so' | grep -q 'Flags:.*NODELETE'"
+$CC -c "$TOP/mtrace.c" -o "$TMP/empty.o"
+check "design.md: mtrace.c without MTRACE_RUNTIME or the header: an empty unit" \
+    test -z "$(nm "$TMP/empty.o")" -a "$(size "$TMP/empty.o" | awk 'NR == 2 { print $1 + $2 + $3 }')" = 0
 finish
