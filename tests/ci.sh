@@ -359,6 +359,14 @@ check "platforms.md: posix_fadvise is used by mtrace2massif's m2m_files.c only" 
 python3 "$TOP/tests/ci/oneway.py" "$TOP" > "$TMP/oneway" 2>&1
 check "design.md: each runtime file uses only the files above it in mtrace.c" test ! -s "$TMP/oneway" ||
     sed 's/^/     /' "$TMP/oneway"
+for cc in gcc clang; do
+    command -v $cc > /dev/null || continue
+    (cd "$TOP" && $cc -std=c89 -fsyntax-only -Wall -Wextra -DMTRACE_RUNTIME mtrace.c) > "$TMP/c89-$cc" 2>&1
+    check "design.md: the runtime compiles with $cc -std=c89 -Wall -Wextra, no warning" test ! -s "$TMP/c89-$cc"
+done
+python3 "$TOP/tests/ci/libcnames.py" "$TOP" > "$TMP/libcnames" 2>&1
+check "design.md: the C library's functions platform.c binds privately are called by those names only" \
+    test ! -s "$TMP/libcnames" || sed 's/^/     /' "$TMP/libcnames"
 printf '#include <stdlib.h>\nint main(void) { free(malloc(1)); return 0; }\n' > "$TMP/oneline.c"
 $CC -O0 -DMTRACE=1 -include "$TOP/mtrace.h" -c "$TMP/oneline.c" -o "$TMP/oneline.o"
 nm -g --defined-only "$TMP/oneline.o" | awk '$3 != "main"' > "$TMP/oneline.syms"
