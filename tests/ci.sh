@@ -377,6 +377,12 @@ check "design.md: ...each of them mtrace_*, MTRACE_*, pmtrace, or an allocator's
     test -z "$(awk '$3 !~ /^(mtrace_|MTRACE_|pmtrace$)/ { print $3 }' "$TMP/oneline.syms" | sort | comm -23 - "$TMP/lib.syms")"
 check "design.md: libmtrace.so is linked with -z nodelete (NODELETE in its dynamic section)" \
     sh -c "readelf -d '$TOP/libmtrace.so' | grep -q 'Flags:.*NODELETE'"
+# doc/design.md's picture is drawn by doc/design-path.py: the SVG is what
+# the script draws (--check), and --check sees a stale copy
+check "design.md: doc/design-path.svg is what doc/design-path.py draws (--check)" python3 "$TOP/doc/design-path.py" --check
+mkdir -p "$TMP/stale-svg" && cp "$TOP/doc/design-path.py" "$TMP/stale-svg/" &&
+    sed 's/malloc/mallok/' "$TOP/doc/design-path.svg" > "$TMP/stale-svg/design-path.svg"
+check "design.md: ...and --check fails on an SVG edited by hand" sh -c "! python3 '$TMP/stale-svg/design-path.py' --check 2> /dev/null"
 $CC -c "$TOP/mtrace.c" -o "$TMP/empty.o"
 check "design.md: mtrace.c without MTRACE_RUNTIME or the header: an empty unit" \
     test -z "$(nm "$TMP/empty.o")" -a "$(size "$TMP/empty.o" | awk 'NR == 2 { print $1 + $2 + $3 }')" = 0
