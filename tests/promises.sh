@@ -636,4 +636,14 @@ check "...the status 1 (the leak)" test "$(cat early.rc)" = 1
 has "a call from .preinit_array: traced, its leak reported" early-pre.err "early.c:$(line_of early.c PRE): error: 16 bytes in 1 block leaked here (in before_constructors)"
 check "...but before environ is set: MTRACE unread, the trace in mtrace" test -s pre/mtrace -a ! -e pre/early-pre.trace
 
+# --- a child that execs at once writes none of the block table
+# (doc/design.md, "What fork does"): forkexec.c holds a million blocks
+# (16 MiB of table or more) and forks a child that execs /bin/true; the
+# child's page faults are a plain program's, not one a table page
+build forkexec 2
+faults=$(./forkexec 2> /dev/null)
+echo "     a child that execs at once, its parent holding a million blocks: $faults page faults"
+check "fork then exec, a million blocks held: the child faults under 1000 pages (the table is 4096 or more)" \
+    test -n "$faults" -a "${faults:-99999}" -lt 1000
+
 finish
