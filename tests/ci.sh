@@ -338,4 +338,52 @@ else
     fail "convert/: a folder uses one its README.md does not allow"
     sed 's/^/     /' "$TMP/folders"
 fi
+# doc/platforms.md: what is not plain POSIX lives in runtime/platform.c;
+# no other file of the runtime tests which C library or system it is on,
+# but entry.c for glibc's memalign and pvalloc (as mtrace.h binds them),
+# and Linux's /proc is read by the four files its port section names.
+# The tools use posix_fadvise in m2m_files.c only.
+(cd "$TOP" && grep -nE '^[[:space:]]*#[[:space:]]*(if|elif).*(__GLIBC__|__linux|__gnu_linux__|__APPLE__|__MACH__|BSD__|__unix|__sun|_WIN32|__musl)' \
+    runtime/*.c runtime/*.h mtrace.c | grep -v '^runtime/platform\.c:') > "$TMP/platform-ifs"
+check "platforms.md: the runtime's system tests are platform.c's, and entry.c's two __GLIBC__ (memalign, pvalloc)" \
+    test "$(sed -E 's/:[0-9]+:/ /' "$TMP/platform-ifs" | tr -s ' ' | sort | uniq -c | tr -s ' ')" = " 2 runtime/entry.c #ifdef __GLIBC__"
+check "platforms.md: /proc is read by reach.c, report.c, stacks.c and trace.c (and platform.c) only" \
+    test "$(cd "$TOP" && grep -l '"/proc/' runtime/*.c | tr '\n' ' ')" = "runtime/platform.c runtime/reach.c runtime/report.c runtime/stacks.c runtime/trace.c "
+check "platforms.md: posix_fadvise is used by mtrace2massif's m2m_files.c only" \
+    test "$(cd "$TOP" && grep -rlw posix_fadvise convert runtime mtrace.h | tr '\n' ' ')" = "convert/mtrace2massif/m2m_files.c "
+# doc/design.md, "Other rules" and "The two uses": the runtime's files use
+# one way, in mtrace.c's order (tests/ci/oneway.py); the one-line use
+# defines weak names only, each the runtime's own or an allocator name
+# libmtrace exports too;
+# mtrace.c without MTRACE_RUNTIME and without the header is an empty unit
+python3 "$TOP/tests/ci/oneway.py" "$TOP" > "$TMP/oneway" 2>&1
+check "design.md: each runtime file uses only the files above it in mtrace.c" test ! -s "$TMP/oneway" ||
+    sed 's/^/     /' "$TMP/oneway"
+for cc in gcc clang; do
+    command -v $cc > /dev/null || continue
+    (cd "$TOP" && $cc -std=c89 -fsyntax-only -Wall -Wextra -DMTRACE_RUNTIME mtrace.c) > "$TMP/c89-$cc" 2>&1
+    check "design.md: the runtime compiles with $cc -std=c89 -Wall -Wextra, no warning" test ! -s "$TMP/c89-$cc"
+done
+python3 "$TOP/tests/ci/libcnames.py" "$TOP" > "$TMP/libcnames" 2>&1
+check "design.md: the C library's functions platform.c binds privately are called by those names only" \
+    test ! -s "$TMP/libcnames" || sed 's/^/     /' "$TMP/libcnames"
+printf '#include <stdlib.h>\nint main(void) { free(malloc(1)); return 0; }\n' > "$TMP/oneline.c"
+$CC -O0 -DMTRACE=1 -include "$TOP/mtrace.h" -c "$TMP/oneline.c" -o "$TMP/oneline.o"
+nm -g --defined-only "$TMP/oneline.o" | awk '$3 != "main"' > "$TMP/oneline.syms"
+nm -D --defined-only "$TOP/libmtrace.so" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort > "$TMP/lib.syms"
+check "design.md: the one-line use defines weak names only (and main)" \
+    test -s "$TMP/oneline.syms" -a -z "$(awk '$2 != "W" && $2 != "V"' "$TMP/oneline.syms")"
+check "design.md: ...each of them mtrace_*, MTRACE_*, pmtrace, or an allocator's name libmtrace exports" \
+    test -z "$(awk '$3 !~ /^(mtrace_|MTRACE_|pmtrace$)/ { print $3 }' "$TMP/oneline.syms" | sort | comm -23 - "$TMP/lib.syms")"
+check "design.md: libmtrace.so is linked with -z nodelete (NODELETE in its dynamic section)" \
+    sh -c "readelf -d '$TOP/libmtrace.so' | grep -q 'Flags:.*NODELETE'"
+# doc/design.md's picture is drawn by doc/design-path.py: the SVG is what
+# the script draws (--check), and --check sees a stale copy
+check "design.md: doc/design-path.svg is what doc/design-path.py draws (--check)" python3 "$TOP/doc/design-path.py" --check
+mkdir -p "$TMP/stale-svg" && cp "$TOP/doc/design-path.py" "$TMP/stale-svg/" &&
+    sed 's/malloc/mallok/' "$TOP/doc/design-path.svg" > "$TMP/stale-svg/design-path.svg"
+check "design.md: ...and --check fails on an SVG edited by hand" sh -c "! python3 '$TMP/stale-svg/design-path.py' --check 2> /dev/null"
+$CC -c "$TOP/mtrace.c" -o "$TMP/empty.o"
+check "design.md: mtrace.c without MTRACE_RUNTIME or the header: an empty unit" \
+    test -z "$(nm "$TMP/empty.o")" -a "$(size "$TMP/empty.o" | awk 'NR == 2 { print $1 + $2 + $3 }')" = 0
 finish

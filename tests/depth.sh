@@ -535,4 +535,16 @@ if command -v addr2line > /dev/null; then
     has "... and an absolute one is still made relative" pna.got "c_alloc src/c.c:$(line c.c '/* C */')"
 fi
 
+# --- nothing is symbolized while the program runs: at exit addr2line names
+# only the frames the report prints (doc/design.md, "Call stacks").  An
+# MTRACE_ADDR2LINE wrapper logs what it answers; lazy.c's freed stack
+# (through other()) is never printed, its leaked one (through mid()) is
+printf '#!/bin/sh\naddr2line "$@" | tee -a "%s"\n' "$TMP/lazy.log" > lazy-addr2line && chmod +x lazy-addr2line
+build lazy
+MTRACE_DEPTH=4 MTRACE=lazy.trace MTRACE_ADDR2LINE=$TMP/lazy-addr2line ./lazy "$TMP/lazy.log" > lazy.out 2> lazy.err
+check "lazy: addr2line not run while the program runs" test "$(cat lazy.out)" = "no addr2line yet"
+has "lazy: at exit, the leak's caller named" lazy.err "called from mid"
+check "lazy: addr2line asked for the printed frames only: mid's, never other's" \
+    sh -c "grep -qx mid '$TMP/lazy.log' && ! grep -qx other '$TMP/lazy.log'"
+
 finish

@@ -384,4 +384,20 @@ for bin in one 2; do
     done
 done
 
+# --- a fatal signal while another thread holds the lock for good
+# (doc/design.md, "What a signal handler may run": the runtime's handler
+# waits a second at most, then gives the trace up rather than write a
+# record twice): tests/hardening/held.c
+$CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" held.c -o "$B/held" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
+D=$TMP/held && mkdir -p "$D"
+start=$(date +%s%N)
+(cd "$D" && { MTRACE=$D/trace timeout 20 "$B/held" > out 2> err; echo $? > rc; } 2> /dev/null)
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "     a fatal signal, the lock held by another thread: ended after $took ms"
+check "lock held for good: the other thread is caught holding it" test "$(cat "$D/out")" = held
+check "...SIGTERM: the program dies of it (143), not hung" rc "$D" 143
+check "...after the second's wait (1 to 10 s): $took ms" test "$took" -ge 1000 -a "$took" -lt 10000
+check "...the trace given up: no tail written" sh -c "! grep -q '^plot ' '$D/trace'"
+
 finish

@@ -131,4 +131,39 @@ for use in one lib static; do
     check "status, musl $use: leaks, main returns 3: 1 (main's status unseen)" test "$(cat status.$use.rc)" = 1
 done
 
+# --- what musl's table row says is not seen (doc/platforms.md): memalign
+# (bound on glibc only), a traced buffer that getline grows with musl's
+# own realloc; valloc and aligned_alloc are traced.  glibc sees it all.
+for use in glibc one; do
+    build unseen $use
+    head -c 3000 /dev/zero | tr '\0' x > unseen.in
+    run unseen $use < unseen.in
+    awk '$1 == "@" { printf "%s ", $5 }' unseen.trace > unseen.$use.sites
+done
+at() { grep -n "/\* $1 \*/" unseen.c | cut -d: -f1; }
+check "unseen.c, musl: valloc's and aligned_alloc's blocks are traced, memalign's is not" \
+    test "$(cat unseen.one.sites)" = "$(at GROWN) $(at VALLOC) $(at ALIGNED) "
+has "unseen.c, musl: the traced buffer getline grew and the program freed: reported leaked" unseen.one.err \
+    "unseen.c:$(at GROWN): error: 1 bytes in 1 block leaked here (in main)"
+check "unseen.c, musl: ...and so the status is 1" test "$(cat unseen.one.rc)" = 1
+check "unseen.c, glibc: all four traced (the reference)" \
+    test "$(cat unseen.glibc.sites)" = "$(at GROWN) $(at MEMALIGN) $(at VALLOC) $(at ALIGNED) "
+has "unseen.c, glibc: ...and no leak" unseen.glibc.err "*** MTRACE: No memory leaks"
+
+# --- when the report comes (doc/platforms.md): in mtrace's destructor,
+# after the program's own, which frees a block there
+for use in one lib static; do
+    build dtor $use
+    run dtor $use
+    has "dtor.c, musl $use: a block freed by the program's destructor is no leak" dtor.$use.err "*** MTRACE: No memory leaks"
+    check "dtor.c, musl $use: ...the destructor ran before the report, status 0" \
+        test "$(grep -m1 -o -e 'destructor ran' -e MTRACE dtor.$use.err)/$(cat dtor.$use.rc)" = "destructor ran/0"
+done
+# --- the free of an address inside a traced block: musl's check, not named
+# by mtrace (doc/platforms.md)
+run unseen one inner < unseen.in
+check "unseen.c, musl: a free inside a traced block: the program ends on musl's check (a signal)" \
+    test "$(cat unseen.one.rc)" -gt 128
+hasnt "unseen.c, musl: ...not named by mtrace" unseen.one.err "invalid free"
+
 finish

@@ -614,4 +614,36 @@ has "... a program without libmtrace: the plugin brings it, its leak reported" p
     "plug.c:$(line_of plug.c PLUG): error: 11 bytes in 1 block leaked here (in plug_make)"
 fi
 
+# --- a traced call before the runtime's constructor starts the tracer
+# itself (doc/design.md, "The lock"): earlylib.c's constructor, in a
+# library the program needs, runs before the program's constructors (the
+# one-line use, -rdynamic: one runtime); early.c -DPREINIT also allocates
+# from its .preinit_array, before the C library has set environ: the
+# tracer starts then with no environment read
+cp "$P/early.c" "$P/earlylib.c" . &&
+    $CC $CFLAGS_T -O0 -g -fPIC -shared -DMTRACE=1 -include "$TOP/mtrace.h" earlylib.c -o libearly.so &&
+    for v in early early-pre; do
+        $CC $CFLAGS_T -O0 -g -rdynamic -DMTRACE=1 $([ $v = early-pre ] && echo -DPREINIT) -include "$TOP/mtrace.h" \
+            early.c -o $v -L. -Wl,-rpath,"$TMP" -learly
+    done
+mkdir -p pre && MTRACE=early.trace ./early > early.out 2> early.err; echo $? > early.rc
+(cd pre && MTRACE=early-pre.trace ../early-pre > /dev/null 2> ../early-pre.err)
+check "a library's constructor, before the runtime's: its calls traced first, at their lines, then main's" \
+    test "$(awk '$1 == "@" { at[$2] = $4 ":" $5 } /^[-+<>] / { printf "%s%s:%s ", $1, at[$2], $5 }' early.trace)" = \
+    "+earlylib.c:$(line_of earlylib.c LIB):24 +earlylib.c:$(line_of earlylib.c LIB-FREED):8 -earlylib.c:$(line_of earlylib.c LIB-FREED):0 +early.c:$(line_of early.c LATER):40 -early.c:$(line_of early.c LATER):0 "
+has "...its block leaked, reported at its line" early.err "earlylib.c:$(line_of earlylib.c LIB): error: 24 bytes in 1 block leaked here (in lib_init)"
+check "...the status 1 (the leak)" test "$(cat early.rc)" = 1
+has "a call from .preinit_array: traced, its leak reported" early-pre.err "early.c:$(line_of early.c PRE): error: 16 bytes in 1 block leaked here (in before_constructors)"
+check "...but before environ is set: MTRACE unread, the trace in mtrace" test -s pre/mtrace -a ! -e pre/early-pre.trace
+
+# --- a child that execs at once writes none of the block table
+# (doc/design.md, "What fork does"): forkexec.c holds a million blocks
+# (16 MiB of table or more) and forks a child that execs /bin/true; the
+# child's page faults are a plain program's, not one a table page
+build forkexec 2
+faults=$(./forkexec 2> /dev/null)
+echo "     a child that execs at once, its parent holding a million blocks: $faults page faults"
+check "fork then exec, a million blocks held: the child faults under 1000 pages (the table is 4096 or more)" \
+    test -n "$faults" -a "${faults:-99999}" -lt 1000
+
 finish

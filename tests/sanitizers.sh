@@ -125,6 +125,56 @@ for use in one $([ -z "$ASAN" ] && echo lib); do
     done
 done
 
+# --- LeakSanitizer alone (-fsanitize=leak, doc/platforms.md): no option
+# needed but, with gcc's one-line use, -DMTRACE_SANITIZED=1 (gcc tells the
+# code nothing of LSan: the runtime's malloc beside LSan's crashes at start);
+# LSan's report first, then mtrace's from its death callback, the same
+# leaks; the status LSan's exitcode, 23
+for cc in $CCS; do
+    for use in one $([ -z "$ASAN" ] && echo lib); do
+        flags=
+        [ $cc/$use = gcc/one ] && flags=-DMTRACE_SANITIZED=1
+        build leak $cc $use -g -O0 -fno-omit-frame-pointer -fsanitize=leak $flags
+        e=leak.$cc.$use
+        mv $e $e.lsan
+        # (libmtrace has no frame pointers: the slow unwinder, as above)
+        run $e.lsan LSAN_OPTIONS=use_stacks=0:use_registers=0:fast_unwind_on_malloc=0
+        mtrace_leaks $e.lsan.err > $e.lsan.mtrace
+        lsan_leaks $e.lsan.err leak.c > $e.lsan.lsan
+        check "LSan alone, $cc, $use use: mtrace's leak lines (123 bytes)" \
+            test "$(awk '{ n += $2 } END { print n + 0 }' $e.lsan.mtrace)" = 123
+        same "LSan alone, $cc, $use use: LeakSanitizer's leaks are mtrace's" $e.lsan.mtrace $e.lsan.lsan
+        check "LSan alone, $cc, $use use: LSan's report, then mtrace's" \
+            test "$(grep -o -e 'ERROR: LeakSanitizer' -e '^\*\*\* MTRACE: max resident' $e.lsan.err | tr '\n' /)" = "ERROR: LeakSanitizer/*** MTRACE: max resident/"
+        check "LSan alone, $cc, $use use: the status is LSan's exitcode (23)" test "$(cat $e.lsan.rc)" = 23
+    done
+done
+build leak gcc one -g -O0 -fsanitize=leak
+mv leak.gcc.one leak.gcc.one.plain
+run leak.gcc.one.plain
+check "LSan alone, gcc, one-line use without -DMTRACE_SANITIZED=1: the crash at start platforms.md names" \
+    test "$(cat leak.gcc.one.plain.rc)" -gt 128 -a ! -s leak.gcc.one.plain.trace
+
+# --- an error ASan finds while the program runs (doc/platforms.md): an
+# overflow ends it as a fatal signal would, the trace written out with no
+# report; a double free and a free inside a block are ASan's to report
+for use in one lib; do
+    build asanend gcc $use $SAN
+    for how in overflow double inner; do
+        e=asanend.gcc.$use
+        env MTRACE=$e.$how.trace "./$e" $how > $e.$how.out 2> $e.$how.err; echo $? > $e.$how.rc
+    done
+    e=asanend.gcc.$use
+    has "ASan, $use use, an overflow: ASan's report" $e.overflow.err "ERROR: AddressSanitizer: heap-buffer-overflow"
+    check "ASan, $use use, an overflow: ASan's status (1)" test "$(cat $e.overflow.rc)" = 1
+    check "ASan, $use use, an overflow: the trace is written out, its tail last" replays $e.overflow.trace
+    hasnt "ASan, $use use, an overflow: no report of mtrace's" $e.overflow.err "*** MTRACE"
+    has "ASan, $use use, a double free: ASan reports it" $e.double.err "ERROR: AddressSanitizer: attempting double-free"
+    hasnt "ASan, $use use, a double free: mtrace does not" $e.double.err "double free of a block"
+    has "ASan, $use use, a free inside a block: ASan reports it" $e.inner.err "attempting free on address which was not malloc()-ed"
+    hasnt "ASan, $use use, a free inside a block: mtrace does not" $e.inner.err "invalid free"
+done
+
 # --- Valgrind's Memcheck: the tracer's tables hold no pointer into a live
 # block (runtime/blocks.c), so a traced program's leaks are definitely lost
 if command -v valgrind > /dev/null; then

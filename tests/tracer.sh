@@ -247,6 +247,17 @@ build hooks 1 && run hooks
 grep error: "$TMP/hooks.err" > "$TMP/hooks.leaks"
 same "hooks: the one real leak, no false one" hooks.expected "$TMP/hooks.leaks"
 has "hooks: malloc compares equal to the hook" "$TMP/hooks.out" "same malloc"
+# every use of the names in a traced file reaches the runtime, each
+# argument evaluated once (doc/design.md, "The macro"): a call, a pointer
+# taken to malloc, a call after #undef malloc; the last two are placed by
+# their return address and named at exit (#site)
+build names 1 && run names
+check "names: each argument evaluated once (n++ five times: 10)" test "$(cat "$TMP/names.out")" = 10
+names_at() { grep -n "/\* $1:" names.c | cut -d: -f1; }
+check "names: a call, calloc, realloc, a pointer to malloc, malloc after #undef: each traced at its line" \
+    test "$(awk 'NR == FNR { if ($1 == "@" || $1 == "#site") line[$2] = $5; next }
+        /^[-+<>] / { printf "%s%s:%s ", $1, line[$2], $5 }' "$TMP/names.trace" "$TMP/names.trace")" = \
+    "+$(names_at CALL):5 +$(names_at CALLOC):12 <$(names_at CALL):0 >$(names_at REALLOC):7 +$(names_at POINTER):8 +$(names_at UNDEF):9 -$(names_at UNDEF):0 -$(names_at POINTER):0 -$(names_at CALLOC):0 -$(names_at REALLOC):0 "
 build redefine 1 && run redefine
 check "redefine: runs without leaks" rc redefine 0
 has "redefine: the program's own malloc macro wins" "$TMP/redefine.out" "counted 1"

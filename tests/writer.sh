@@ -159,4 +159,16 @@ for wr in 1 0; do
             /^#clock / { c++ } { prev = $0 } END { exit !(n == 1 && c == 1) }' "$TMP/clock$wr/trace"
 done
 
+# --- The writer blocks every signal (doc/design.md): a signal sent to the
+#     process while the program's one thread blocks it stays pending (the
+#     kernel would give it to the writer, were it not blocked there), and
+#     runs on the program's thread once unblocked.  tests/writer/signals.c
+$CC $CFLAGS_T -Wall -Wextra -DMTRACE=1 -DMTRACE_LIB -include "$TOP/mtrace.h" signals.c -o "$B/signals" \
+    -L"$TOP" -Wl,-rpath,"$TOP" -lmtrace -lpthread
+w "$TMP/sig" signals
+check "signals: the writer thread is named 'mtrace writer'" test "$(sed -n 1p "$TMP/sig/out")" = named
+check "signals: a signal the program's thread blocks stays pending: the writer blocks it too" \
+    test "$(sed -n 2p "$TMP/sig/out")" = pending
+check "signals: unblocked, its handler runs on the program's thread" test "$(sed -n 3p "$TMP/sig/out")/$(cat "$TMP/sig/rc")" = main/0
+
 finish
