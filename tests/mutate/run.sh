@@ -164,14 +164,14 @@ helper parse "$LIST" "$COPY" > "$WORK/entries" || exit 2
 if ! (cd "$COPY" && make -s all > "$LOGS/build.log" 2>&1); then
     echo "mutate: the unchanged tree does not build:"; tail -20 "$LOGS/build.log"; exit 2
 fi
-# code_sig: the code this build made (the runtime's object and the three
+# code_sig: the code this build made (the runtime's object and the four
 # tools, stripped of their debug information and build ids): the same
 # for a mutant means its change is dead code in this build (another
 # platform's branch, another configuration's); it still runs its suites
 # (the one-line use, -m32 and musl compile the runtime otherwise)
 code_sig() {
     local f
-    for f in mtrace.pic.o ms_print mtrace2massif mtrace-diff; do
+    for f in mtrace.pic.o ms_print mtrace2massif mtrace-diff mtrace-top; do
         strip --remove-section=.note.gnu.build-id -o "$WORK/stripped" "$COPY/$f" 2> /dev/null && cksum < "$WORK/stripped"
     done | cksum
 }
