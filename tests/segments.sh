@@ -169,6 +169,20 @@ wait
 check "mtrace-top on a 1M run that naps: ended, exit 0, the full trace's records, live bytes and peak ($(tr '\n' ' ' < "$TMP/ts/top"))" \
     sh -c "[ \$(cat '$TMP/ts/top.rc') = 0 ] && [ $(nsegs "$TMP/ts" trace) -ge 2 ] && cmp -s '$TMP/full4/top' '$TMP/ts/top'"
 
+# --- mtrace-top started again at a later segment's checkpoint (segments
+#     went by unread): its lines are counted from that file's first, as an
+#     error names them (a bad record on line 15 of the newest segment)
+MTRACE_TRACE_MAX=64K run "$TMP/sw" trace run 40000
+oldest=$(ls "$TMP/sw"/trace.seg-* | sort -t- -k2 -n | head -1)
+awk 'NR == 15 { print "- 2 bad"; next } { print }' "$TMP/sw/trace" > "$TMP/sw/newer"
+mkdir -p "$TMP/sw/run"
+python3 swap.py "$TMP/sw/run" "$oldest" "$TMP/sw/newer" & swap=$!
+for i in $(seq 1 100); do [ -s "$TMP/sw/run/t" ] && break; sleep 0.01; done
+timeout 20 "$TOP/mtrace-top" -b -d 0.05 "$TMP/sw/run/t" > "$TMP/sw/top.out" 2> "$TMP/sw/top.err"; echo $? > "$TMP/sw/top.rc"
+wait $swap
+check "mtrace-top, segments gone by unread: started again at the newest's checkpoint, its bad line 15 named as line 15, exit 2" \
+    sh -c "[ \$(cat '$TMP/sw/top.rc') = 2 ] && grep -qx 'mtrace-top: $TMP/sw/run/t:15: RECNO: expected a decimal number of at most 19 digits' '$TMP/sw/top.err'"
+
 # --- Compressed segments: each a whole zstd frame
 if command -v zstd > /dev/null && [ -e /usr/lib/x86_64-linux-gnu/libzstd.so.1 -o -n "$(ldconfig -p 2> /dev/null | grep libzstd.so.1)" ]; then
     MTRACE_TRACE_MAX=64K run "$TMP/z" trace.zst run 20000
