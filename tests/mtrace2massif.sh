@@ -351,6 +351,11 @@ bad "record number gap" "3: record number 2, expected 1" '@ 1 f f.c 1\n+ 1 0 10 
 bad "free without block" "2: '-' record: site 1 has no live block" '@ 1 f f.c 1\n- 1 0 0 0 1\n'
 bad "free more than live" "5: '-' record: frees 20 bytes but site 1 holds only 10" '@ 1 f f.c 1\n@ 2 g f.c 2\n+ 1 0 10 10 1\n+ 2 1 30 20 1\n- 1 2 10 0 1\n'
 bad "TOTAL goes up on free" "3: '-' record: TOTAL went up (10 -> 30)" '@ 1 f f.c 1\n+ 1 0 10 10 1\n- 1 1 30 0 1\n'
+bad "#site of a site not yet defined (2 defined, site 3 named)" "3: #site record: site 3 is not defined" '@ 1 f f.c 1\n@ 2 g f.c 2\n#site 3 h h.c 3\n'
+printf '@ 1 f f.c 1\n@ 2 ? 0x1234 0\n#site 2 h h.c 3\n+ 2 0 10 10 1\n' > lastsite.trace
+"$M2M" lastsite.trace -o lastsite.out 2> /dev/null
+check "#site of the last site defined (2 of 2): accepted, its name in the tree" grep -q ' h (h.c:3)$' lastsite.out
+bad "#site of site 0" "2: #site record: site 0 is not defined" '@ 1 f f.c 1\n#site 0 h h.c 3\n'
 bad "SITE disagrees" "2: SITE is 5 but the replay gives 10 for site 1" '@ 1 f f.c 1\n+ 1 0 10 5 1\n'
 bad "not a number" "2: TOTAL: expected one space after the number" '@ 1 f f.c 1\n+ 1 0 1x0 10 1\n'
 bad "no number" "2: SITE: expected a decimal number of at most 19 digits" '@ 1 f f.c 1\n+ 1 0 10 x 1\n'

@@ -177,6 +177,11 @@ printf 'hello\nworld\nthis is no trace\n' > text.trace
 printf '@ 1 f a.c 1\n#time 5000\n+ 1 0 10 10 0\n#time 4000\n' > back.trace
 printf '\050\265\057\375garbage, not zstd' > junk.zst
 : > empty.trace
+# a followed trace cut shorter while a process holds it (a new run writing over it)
+python3 "$D/shrink.py" shrunk.trace & shrinker=$!
+for _ in $(seq 100); do [ -s shrunk.trace ] && break; sleep 0.01; done
+bad shrunk "mtrace-top: shrunk.trace:41: the file shrank (a new run writing it?)" -b -d 0.05 shrunk.trace
+wait $shrinker
 bad missing "mtrace-top: nonexist: No such file or directory" nonexist
 bad directory "mtrace-top: adir: not a regular file" adir
 bad fifo "mtrace-top: fifo: not a regular file" fifo
