@@ -214,6 +214,8 @@ python3 "$D/pty.py" "live     1048576 B" q "$TOPT" --interval 0.2 t.trace > q.ou
 head -n 2 q.out > q.head
 check "terminal: 'q' quits, exit 0, while the program runs" test "$(head -n 1 q.head)" = "status 0"
 check "terminal: its modes restored after 'q' (echo, lines)" test "$(sed -n 2p q.head)" = restored
+check "terminal: while it shows, keys are neither echoed nor held for a whole line (ECHO and ICANON off)" \
+    test "$(sed -n 3p q.out)" = raw
 check "terminal: drawn in place (cursor home, erase to the end of line) and the cursor shown again" python3 -c "
 import sys
 b = open('q.out', 'rb').read()

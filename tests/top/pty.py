@@ -5,7 +5,9 @@ its own (its controlling terminal, 80x24): once its screen has shown the
 text WAIT_FOR (empty: at once), KEY is typed ('q', or '^C' for Ctrl-C,
 '-' for none).  Prints "status N" (its exit status, or -SIG), then
 "restored" if the terminal's modes after it are those before it, then
-the bytes it wrote, escapes as they are.  Gives up after 20 s (status
+"raw" if, once the text was shown, the terminal neither echoed what is
+typed nor waited for a whole line (ECHO and ICANON off), then the bytes
+it wrote, escapes as they are.  Gives up after 20 s (status
 "timeout")."""
 import fcntl
 import os
@@ -30,6 +32,7 @@ def own_terminal():
 proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal)
 out = b""
 sent = key == "-"
+during = None
 deadline = time.time() + 20
 while time.time() < deadline:
     r, _, _ = select.select([master], [], [], 0.05)
@@ -38,6 +41,8 @@ while time.time() < deadline:
             out += os.read(master, 65536)
         except OSError:
             break
+    if during is None and want in out and out:
+        during = termios.tcgetattr(slave)
     if not sent and want in out:
         time.sleep(0.2)
         os.write(master, b"\x03" if key == "^C" else key.encode())
@@ -51,6 +56,8 @@ if status is None:
     proc.kill()
     status = "timeout"
 after = termios.tcgetattr(slave)
-sys.stdout.write("status %s\n%s\n" % (status, "restored" if after == before else "not restored"))
+raw = during is not None and not during[3] & (termios.ECHO | termios.ICANON)
+sys.stdout.write("status %s\n%s\n%s\n" % (status, "restored" if after == before else "not restored",
+                                          "raw" if raw else "not raw"))
 sys.stdout.flush()
 sys.stdout.buffer.write(out)
