@@ -51,6 +51,19 @@ check "64K: mtrace2massif says on one line of stderr what was dropped, from whic
     sh -c "[ \$(wc -l < '$TMP/s/m2m.err') = 1 ] && grep -q '^mtrace2massif: .*/trace: segments 1-[0-9]* of the trace removed (MTRACE_TRACE_MAX): records 0 to [0-9]* dropped, exact from record [0-9]* ' '$TMP/s/m2m.err'"
 has "64K: the Massif file's desc: says it too" "$TMP/s/m.out" "of the trace removed (MTRACE_TRACE_MAX)"
 has "64K: the page says it too" "$TMP/s/m.html" '"dropped":"segments 1-'
+# the join's memory given back: the tools under Memcheck, nothing lost
+if command -v valgrind > /dev/null && [ -z "$ASAN" ]; then
+    for tool in mtrace2massif mtrace-diff; do
+        case $tool in
+        mtrace2massif) args="$TMP/s/trace -o $TMP/s/vg.out" ;;
+        *) args="$TMP/s/trace $TMP/s/trace" ;;
+        esac
+        valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+            "$TOP/$tool" $args > /dev/null 2> "$TMP/s/vg-$tool.err"
+        check "64K: $tool joining the segments under Memcheck: no error, nothing lost" \
+            sh -c "[ $? != 9 ] && ! grep -q '==[0-9]*==' '$TMP/s/vg-$tool.err'"
+    done
+fi
 has "64K: the peak before the kept part is named (the calloc of 100000 B in the middle)" "$TMP/s/m2m.err" "the peak before, 110278 B"
 check "64K: ms_print reads the Massif file" sh -c "'$TOP/ms_print' '$TMP/s/m.out' > /dev/null"
 head -c 4 "$TMP/s/trace" > "$TMP/s/head"

@@ -235,11 +235,22 @@ awk 'BEGIN { t = 0; for (i = 1; i <= 40; i++) { t += i; printf "@ %d site_%d_%s 
 python3 "$D/pty.py" "" - "$TOPT" many.trace > many.out
 check "terminal: 40 sites on 24 lines of 80 columns: each line cut to the window, the screen not scrolled" python3 -c "
 import re, sys
-text = open('many.out', 'rb').read().split(b'\n', 2)[2].decode()
+text = open('many.out', 'rb').read().split(b'\n', 3)[3].decode()
 frames = [f for f in text.split('\x1b[H') if f.strip()]
 lines = [re.sub(r'\x1b\[[0-9;?]*[A-Za-z]', '', l) for l in frames[-1].split('\r\n')]
 sys.exit(0 if frames and 0 < len([l for l in lines if l]) <= 23 and max(map(len, lines)) <= 80
          and any('sites more' in l for l in lines) else 1)"
+# ...the 9 lines above the sites, a blank and the titles, then 24 - 9 - 2 =
+# 13 sites and the line that counts the 27 more
+check "terminal: 40 sites on 24 lines: the 13 largest that fit, then (27 sites more)" python3 -c "
+import re, sys
+text = open('many.out', 'rb').read().split(b'\n', 3)[3].decode()
+lines = [re.sub(r'\x1b\[[0-9;?]*[A-Za-z]', '', l) for l in text.split('\x1b[H')[-1].split('\r\n')]
+sites = [int(re.search(r'site_([0-9]+)_', l).group(1)) for l in lines if 'site_' in l]
+sys.exit(0 if sites == list(range(40, 27, -1)) and any(l.strip() == '(27 sites more)' for l in lines) else 1)"
+"$TOPT" -b many.trace > many-b.out
+check "--batch: the 10 largest of 40 sites, largest first, then (30 sites more)" \
+    sh -c "[ \"\$(grep -o 'site_[0-9]*_' many-b.out | tr -d 'site_' | paste -sd ' ')\" = '40 39 38 37 36 35 34 33 32 31' ] && [ \"\$(tail -n 1 many-b.out | tr -s ' ')\" = ' (30 sites more)' ]"
 printf '@ 1 f a.c 1\n+ 1 0 10 10 0\n- 1 1 20 0 0\n' > bad.trace
 python3 "$D/pty.py" "" - "$TOPT" bad.trace > bad.out
 check "terminal: bad input: exit 2, the terminal restored" test "$(head -n 2 bad.out | paste -sd ' ')" = "status 2 restored"

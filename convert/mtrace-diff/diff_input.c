@@ -54,8 +54,8 @@ int open_input(struct tool_err *e, const char *name, int *kind)
         tool_fail(e, "not a regular file or a pipe");
     if (!stdin_)                /* the FIFO is open: reads may wait now */
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    uint64_t first;             /* a trace in segments (MTRACE_TRACE_MAX): joined */
-    int text = stdin_ ? -1 : trace_segments_join(e, name, &first);
+    /* a trace in segments (MTRACE_TRACE_MAX): joined */
+    int text = stdin_ ? -1 : trace_segments_join(e, name);
     if (text < 0)
         text = tool_input(e, fd);   /* a pipe, NAME.zst: a temporary file */
     if (text != fd && !stdin_)

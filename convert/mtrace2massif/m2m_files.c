@@ -33,11 +33,10 @@ static int special_file(const char *name)
 static int text_input(const char *file, int fd)
 {
     struct tool_err e = { .prog = "mtrace2massif", .file = file, .err = stderr };
-    uint64_t first;
     int joined;
     if (setjmp(e.jb))
         return -1;
-    if (fd != 0 && (joined = trace_segments_join(&e, file, &first)) >= 0)
+    if (fd != 0 && (joined = trace_segments_join(&e, file)) >= 0)
         return joined;
     return tool_input(&e, fd);
 }

@@ -224,11 +224,10 @@ size_t trace_segments_list(struct tool_err *e, const char *name, char ***paths)
     return used + 1;
 }
 
-int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
+int trace_segments_join(struct tool_err *e, const char *name)
 {
     char **paths, *line = NULL;
     size_t cap = 0, n = trace_segments_list(e, name, &paths);
-    *first = 0;
     if (n == 0)
         return -1;
     FILE *out = tmpfile();
@@ -238,11 +237,6 @@ int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first)
         FILE *f = seg_open(e, paths[i]);
         if (!f)
             tool_fail(e, "a segment was removed while it was read (the program still runs): try again");
-        if (i == 0) {           /* its number: 1, or its checkpoint's */
-            uint64_t clock;
-            seg_head(f, &line, &cap, first, &clock);
-            rewind(f);
-        }
         seg_copy(e, f, out, i == 0, &line, &cap);
         fclose(f);
         free(paths[i]);

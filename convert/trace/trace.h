@@ -305,10 +305,10 @@ void free_stacks(struct stacks *s);
 
 /* segments.c: a trace in segments (MTRACE_TRACE_MAX).  The kept
  * segments of trace `name` (NAME.seg-K and NAME) joined into one trace
- * in a temporary file: its descriptor, at offset 0, and *first the
- * first kept segment's number; -1 when there is no NAME.seg-K (read
- * NAME as it is).  Errors: tool_fail. */
-int trace_segments_join(struct tool_err *e, const char *name, uint64_t *first);
+ * in a temporary file: its descriptor, at offset 0; -1 when there is no
+ * NAME.seg-K (read NAME as it is).  (The first kept segment's number is
+ * its checkpoint's: the parser reads it there.)  Errors: tool_fail. */
+int trace_segments_join(struct tool_err *e, const char *name);
 /* The files of NAME's run, oldest first, NAME last, in *paths (each and
  * the array malloc'd): their count; 0 when there is no NAME.seg-K (or
  * no NAME).  For a reader that follows the files itself (mtrace-top). */
