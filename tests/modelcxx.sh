@@ -25,6 +25,7 @@
 # prints the script and what the model predicts.
 . "$(dirname "$0")/lib.sh"
 HERE=$TOP/tests/model
+. "$HERE/build.sh"        # (model_verdicts)
 seeds=${1:-${MODEL_CXX_SEEDS:-200}} first=${2:-1}
 
 if [ -n "$ASAN" ]; then         # ASan's own new and delete take libmtrace's place (limits.md)
@@ -76,17 +77,7 @@ title() {
         *) echo "modelcxx: $1" ;;
     esac
 }
-while IFS= read -r line; do
-    verdict=${line%% *} rest=${line#* }
-    group=${rest%% *}
-    case $verdict in
-        PASS) pass "$(title "$group") ${rest#"$group" }" ;;
-        FAIL) fail "$(title "$group"): ${rest#"$group" }" ;;
-        INFO) printf '     %s\n' "${line#INFO }" ;;
-        *) printf '     %s\n' "$line" ;;
-    esac
-done < "$TMP/verdicts"
-grep -q '^FAIL' "$TMP/verdicts" || [ "$status" = 0 ] || fail "modelcxx: cxx.py stopped with status $status and no FAIL line"
+model_verdicts modelcxx cxx.py "$status"
 
 # The same scripts, built plainly, under Memcheck: its bad-free errors are
 # the model's (kind, the free's line, the allocation's line, in order;

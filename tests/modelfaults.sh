@@ -55,16 +55,6 @@ title() {
         *) echo "modelfaults: $1" ;;
     esac
 }
-while IFS= read -r line; do
-    verdict=${line%% *} rest=${line#* }
-    group=${rest%% *}
-    case $verdict in
-        PASS) pass "$(title "$group") ${rest#"$group" }" ;;
-        FAIL) fail "$(title "$group"): ${rest#"$group" }" ;;
-        INFO) printf '     %s\n' "${line#INFO }" ;;
-        *) printf '     %s\n' "$line" ;;
-    esac
-done < "$TMP/verdicts"
-grep -q '^FAIL' "$TMP/verdicts" || [ "$status" = 0 ] || fail "modelfaults: faults.py stopped with status $status and no FAIL line"
+model_verdicts modelfaults faults.py "$status"
 echo "     modelfaults: $(($(date +%s) - start)) s"
 finish

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/model/build.sh - sourced by tests/model/run.sh and tests/modelfaults.sh:
+# tests/model/build.sh - sourced by tests/model/run.sh, tests/modelfaults.sh and tests/modelcxx.sh:
 # model_build USE LEVEL builds the driver at LEVEL, in the library use (USE
 # lib: -DMTRACE_LIB, -lmtrace) or in the one-line use (USE header: the
 # runtime compiled in), as $TMP/driver-USE-LEVEL, its compiler's words in
@@ -17,4 +17,24 @@ model_build() {
     (cd "$HERE" && $CC $CFLAGS_T -fno-omit-frame-pointer -DMTRACE_FRAME_POINTERS -fno-optimize-sibling-calls \
         -Wall -Wextra -DMTRACE=$level $traced driver.c \
         -o "$TMP/driver-$use-$level" $linked -lpthread) > "$TMP/build-$use-$level.log" 2>&1
+}
+
+# model_verdicts SUITE SCRIPT STATUS: the model script's verdicts
+# ($TMP/verdicts: "PASS|FAIL GROUP text", "INFO text") as the suite's
+# checks, each group's title from the suite's own `title GROUP`; a script
+# that stopped (STATUS not 0) without a FAIL line is one failure too.
+# Shared by tests/modelfaults.sh and tests/modelcxx.sh.
+model_verdicts() {
+    local suite=$1 script=$2 status=$3 line verdict rest group
+    while IFS= read -r line; do
+        verdict=${line%% *} rest=${line#* }
+        group=${rest%% *}
+        case $verdict in
+            PASS) pass "$(title "$group") ${rest#"$group" }" ;;
+            FAIL) fail "$(title "$group"): ${rest#"$group" }" ;;
+            INFO) printf '     %s\n' "${line#INFO }" ;;
+            *) printf '     %s\n' "$line" ;;
+        esac
+    done < "$TMP/verdicts"
+    grep -q '^FAIL' "$TMP/verdicts" || [ "$status" = 0 ] || fail "$suite: $script stopped with status $status and no FAIL line"
 }

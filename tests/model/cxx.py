@@ -81,14 +81,12 @@ Usage: cxx.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J] [--k
            (tests/modelcxx.sh builds driver-cxx-COMPILER-LEVEL into DIR)
        cxx.py memcheck --seeds N --first F --driver PLAIN --work DIR [--keep DIR]
        cxx.py show SEED (the script and its prediction)"""
-import argparse
 import copy
 import json
 import multiprocessing
 import os
 import random
 import re
-import signal
 import subprocess
 import sys
 
@@ -731,25 +729,13 @@ def cmd_show(opts):
 
 
 def main(argv):
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, model.end_runs)   # no run left spinning
-    p = argparse.ArgumentParser(prog='cxx.py')
-    sub = p.add_subparsers(dest='cmd', required=True)
-    c = sub.add_parser('check')
-    c.add_argument('--seeds', type=int, default=100)
-    c.add_argument('--first', type=int, default=1)
-    c.add_argument('--jobs', type=int, default=2)
-    c.add_argument('--bin-dir', required=True)
-    c.add_argument('--work', required=True)
-    c.add_argument('--keep')
+    p, sub = model.model_cli('cxx.py')
     v = sub.add_parser('memcheck')
     v.add_argument('--seeds', type=int, default=8)
     v.add_argument('--first', type=int, default=1)
     v.add_argument('--driver', required=True)
     v.add_argument('--work', required=True)
     v.add_argument('--keep')
-    s = sub.add_parser('show')
-    s.add_argument('seed', type=int)
     opts = p.parse_args(argv)
     return {'check': cmd_check, 'memcheck': cmd_memcheck, 'show': cmd_show}[opts.cmd](opts)
 

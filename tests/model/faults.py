@@ -59,13 +59,11 @@ The model (class Process) reads only the guide's rules, written out here:
 Usage: faults.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J] [--keep DIR]
            (tests/modelfaults.sh builds the drivers into DIR; one seed: --seeds 1 --first SEED)
        faults.py show SEED (the script and its prediction)"""
-import argparse
 import copy
 import multiprocessing
 import os
 import random
 import re
-import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -699,19 +697,7 @@ def cmd_show(opts):
 
 
 def main(argv):
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, model.end_runs)   # no run left spinning
-    p = argparse.ArgumentParser(prog='faults.py')
-    sub = p.add_subparsers(dest='cmd', required=True)
-    c = sub.add_parser('check')
-    c.add_argument('--seeds', type=int, default=100)
-    c.add_argument('--first', type=int, default=1)
-    c.add_argument('--jobs', type=int, default=2)
-    c.add_argument('--bin-dir', required=True)
-    c.add_argument('--work', required=True)
-    c.add_argument('--keep')
-    s = sub.add_parser('show')
-    s.add_argument('seed', type=int)
+    p, _ = model.model_cli('faults.py')
     opts = p.parse_args(argv)
     return cmd_check(opts) if opts.cmd == 'check' else cmd_show(opts)
 

@@ -2847,6 +2847,27 @@ def cmd_predict(opts):
 RUNNING = set()
 
 
+def model_cli(prog):
+    """The command line faults.py and cxx.py share: `check --seeds N
+    --first F --jobs J --bin-dir DIR --work DIR [--keep DIR]` and `show
+    SEED`, the runs in flight ended on SIGTERM, SIGINT and SIGHUP.  Gives
+    the parser and its subparsers (for a command of the script's own)."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, end_runs)    # no run left spinning
+    p = argparse.ArgumentParser(prog=prog)
+    sub = p.add_subparsers(dest='cmd', required=True)
+    c = sub.add_parser('check')
+    c.add_argument('--seeds', type=int, default=100)
+    c.add_argument('--first', type=int, default=1)
+    c.add_argument('--jobs', type=int, default=2)
+    c.add_argument('--bin-dir', required=True)
+    c.add_argument('--work', required=True)
+    c.add_argument('--keep')
+    s = sub.add_parser('show')
+    s.add_argument('seed', type=int)
+    return p, sub
+
+
 def end_runs(signum, frame):
     """SIGTERM, SIGINT, SIGHUP: the runs in flight killed, and this
     process's pool workers (which do the same), then exit."""
