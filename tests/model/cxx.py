@@ -690,28 +690,7 @@ def cmd_check(opts):
     args = [(s, opts.bin_dir, opts.work) for s in range(opts.first, opts.first + opts.seeds)]
     with multiprocessing.Pool(opts.jobs) as pool:
         results = pool.map(check_seed, args, chunksize=1)
-    first, total = {}, {}
-    for seed, what, fails, counts, script in results:
-        for k, v in counts.items():
-            total[k] = total.get(k, 0) + v
-        for g, text in fails:
-            first.setdefault(g, (what, text, script, seed))
-    bad = 0
-    for g in GROUPS:
-        if g in first:
-            bad = 1
-            what, text, script, seed = first[g]
-            print('FAIL %s first at %s' % (g, what))
-            for line in text.splitlines()[:20]:
-                print('INFO   ' + line)
-            path = os.path.join(opts.keep or opts.work, 'cxx-%d.script' % seed)
-            with open(path, 'w') as f:
-                f.write(script)
-            print('INFO   script: %s (cxx.py show %d; tests/modelcxx.sh 1 %d)' % (path, seed, seed))
-        else:
-            print('PASS %s (%d seeds)' % (g, opts.seeds))
-    print('INFO cxx: %d seeds: %s' % (opts.seeds, ', '.join('%d %s' % (v, k) for k, v in sorted(total.items()))))
-    return bad
+    return model.report_seeds(results, GROUPS, opts, 'cxx', 'cxx.py show SEED; tests/modelcxx.sh 1 SEED')
 
 
 def cmd_show(opts):

@@ -660,28 +660,7 @@ def cmd_check(opts):
     with multiprocessing.Pool(opts.jobs) as pool:
         results = pool.map(check_seed, args, chunksize=1)
     groups = ('reports', 'children', 'status', 'json')   # (their titles: tests/modelfaults.sh)
-    first, total = {}, {}
-    for seed, what, fails, counts, script in results:
-        for k, v in counts.items():
-            total[k] = total.get(k, 0) + v
-        for g, text in fails:
-            first.setdefault(g, (what, text, script, seed))
-    bad = 0
-    for g in groups:
-        if g in first:
-            bad = 1
-            what, text, script, seed = first[g]
-            print('FAIL %s first at %s' % (g, what))
-            for line in text.splitlines()[:20]:
-                print('INFO   ' + line)
-            path = os.path.join(opts.keep or opts.work, 'fault-%d.script' % seed)
-            with open(path, 'w') as f:
-                f.write(script)
-            print('INFO   script: %s (faults.py show %d)' % (path, seed))
-        else:
-            print('PASS %s (%d seeds)' % (g, opts.seeds))
-    print('INFO faults: %d seeds: %s' % (opts.seeds, ', '.join('%d %s' % (v, k) for k, v in total.items())))
-    return bad
+    return model.report_seeds(results, groups, opts, 'faults', 'faults.py show SEED; tests/modelfaults.sh 1 SEED')
 
 
 def cmd_show(opts):

@@ -2868,6 +2868,38 @@ def model_cli(prog):
     return p, sub
 
 
+def report_seeds(results, groups, opts, name, rerun):
+    """The verdicts of a model's seeds, as its suite reads them: per group
+    (in `groups`' order) "PASS GROUP (N seeds)", or "FAIL GROUP first at
+    ..." with up to 20 INFO lines and the first failing seed's script kept
+    as NAME-SEED.script (`rerun` % (seed, seed...) says how to run it
+    again), then one INFO line of what the seeds exercised.  results:
+    (seed, what, fails [(group, text)], counts {kind: n}, script) each.
+    1 if a group failed."""
+    first, total = {}, {}
+    for seed, what, fails, counts, script in results:
+        for k, v in counts.items():
+            total[k] = total.get(k, 0) + v
+        for g, text in fails:
+            first.setdefault(g, (what, text, script, seed))
+    bad = 0
+    for g in groups:
+        if g not in first:
+            print('PASS %s (%d seeds)' % (g, opts.seeds))
+            continue
+        bad = 1
+        what, text, script, seed = first[g]
+        print('FAIL %s first at %s' % (g, what))
+        for line in text.splitlines()[:20]:
+            print('INFO   ' + line)
+        path = os.path.join(opts.keep or opts.work, '%s-%d.script' % (name, seed))
+        with open(path, 'w') as f:
+            f.write(script)
+        print('INFO   script: %s (%s)' % (path, rerun.replace('SEED', str(seed))))
+    print('INFO %s: %d seeds: %s' % (name, opts.seeds, ', '.join('%d %s' % (v, k) for k, v in sorted(total.items()))))
+    return bad
+
+
 def end_runs(signum, frame):
     """SIGTERM, SIGINT, SIGHUP: the runs in flight killed, and this
     process's pool workers (which do the same), then exit."""
