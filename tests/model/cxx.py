@@ -92,7 +92,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model  # noqa: E402  (its sites, scripts and runner)
-from faults import spans  # noqa: E402  (the brackets of fork/wait and thread/join, as faults.py reads them)
+from faults import Stopped, play, spans  # noqa: E402  (a report's stop; the brackets of fork/wait and
+                                        # thread/join, played as faults.py plays them)
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'driver.cpp')
 NSLOTS = 24
@@ -141,10 +142,6 @@ class Block:
         self.freed_by = None
         self.alloc_frames = self.freed_frames = ()
         self.inherited = False
-
-
-class Stopped(Exception):
-    pass
 
 
 class Process:
@@ -300,23 +297,15 @@ def predict(ops, where, mode, level, stacks=0):
     order they end; main's status and JSON figures."""
     out, children = [], []
 
-    def run(proc, tree):
-        for node in tree:
-            if isinstance(node, tuple) and node[0] == 'fork':
-                child = proc.fork()
-                try:
-                    run(child, node[1])
-                    status = child.end()
-                    children.append(('exit %d' % status, child.json(status)))
-                except Stopped:
-                    children.append(('signal 6', None))
-            elif isinstance(node, tuple):
-                run(proc, node[1])
-            else:
-                proc.step(node)
+    def ended(child):
+        if child is None:
+            children.append(('signal 6', None))
+            return
+        status = child.end()
+        children.append(('exit %d' % status, child.json(status)))
     main = Process(where, mode, level, out, stacks)
     try:
-        run(main, spans(ops, 0, len(ops)))
+        play(main, spans(ops, 0, len(ops)), ended)
         status = main.end()
         report = main.json(status)
     except Stopped:

@@ -320,6 +320,24 @@ class Process:
         return 1 if self.errors or leaks else 0
 
 
+def play(proc, tree, ended):
+    """Plays spans' tree on model process proc: a thread's ops in line, a
+    fork's on proc.fork(); each child that ends calls ended(child), one
+    stopped by a report (Stopped) ended(None).  Shared with cxx.py."""
+    for node in tree:
+        if isinstance(node, tuple) and node[0] == 'fork':
+            child = proc.fork()
+            try:
+                play(child, node[1], ended)
+                ended(child)
+            except Stopped:
+                ended(None)
+        elif isinstance(node, tuple):
+            play(proc, node[1], ended)
+        else:
+            proc.step(node)
+
+
 def spans(ops, lo, hi):
     """ops[lo:hi] as a list of (op) and ('fork', body) / ('thread', body)."""
     out, i = [], lo
@@ -348,23 +366,9 @@ def predict(ops, sites, where, env, mode):
     """[items], the children's ends ['exit S' / 'signal 6'], main's status
     and its count of reports (the JSON report's heap_errors)."""
     out, ends = [], []
-
-    def run(proc, tree):
-        for node in tree:
-            if isinstance(node, tuple) and node[0] == 'fork':
-                child = proc.fork()
-                try:
-                    run(child, node[1])
-                    ends.append('exit %d' % child.end())
-                except Stopped:
-                    ends.append('signal 6')
-            elif isinstance(node, tuple):
-                run(proc, node[1])
-            else:
-                proc.step(node)
     main = Process(sites, where, env, mode, out)
     try:
-        run(main, spans(ops, 0, len(ops)))
+        play(main, spans(ops, 0, len(ops)), lambda c: ends.append('exit %d' % c.end() if c else 'signal 6'))
         status = main.end()
     except Stopped:
         status = model.ABORT_STATUS
