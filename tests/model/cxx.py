@@ -83,7 +83,6 @@ Usage: cxx.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J] [--k
        cxx.py show SEED (the script and its prediction)"""
 import copy
 import json
-import multiprocessing
 import os
 import random
 import re
@@ -677,8 +676,7 @@ def cmd_memcheck(opts):
 
 def cmd_check(opts):
     args = [(s, opts.bin_dir, opts.work) for s in range(opts.first, opts.first + opts.seeds)]
-    with multiprocessing.Pool(opts.jobs) as pool:
-        results = pool.map(check_seed, args, chunksize=1)
+    results = model.pool_map(opts.jobs, check_seed, args)
     return model.report_seeds(results, GROUPS, opts, 'cxx', 'cxx.py show SEED; tests/modelcxx.sh 1 SEED')
 
 

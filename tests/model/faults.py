@@ -60,7 +60,6 @@ Usage: faults.py check --seeds N --first F --bin-dir DIR --work DIR [--jobs J] [
            (tests/modelfaults.sh builds the drivers into DIR; one seed: --seeds 1 --first SEED)
        faults.py show SEED (the script and its prediction)"""
 import copy
-import multiprocessing
 import os
 import random
 import re
@@ -661,8 +660,7 @@ def tally(want, ops, gen):
 def cmd_check(opts):
     model.HEAP_CHECK = True         # run_driver: MTRACE_CHECK=heap
     args = [(s, opts.bin_dir, opts.work) for s in range(opts.first, opts.first + opts.seeds)]
-    with multiprocessing.Pool(opts.jobs) as pool:
-        results = pool.map(check_seed, args, chunksize=1)
+    results = model.pool_map(opts.jobs, check_seed, args)
     groups = ('reports', 'children', 'status', 'json')   # (their titles: tests/modelfaults.sh)
     return model.report_seeds(results, groups, opts, 'faults', 'faults.py show SEED; tests/modelfaults.sh 1 SEED')
 

@@ -2630,9 +2630,7 @@ def cmd_check(opts):
     seeds = list(range(opts.first, opts.first + opts.seeds))
     start = time.time()
     if opts.jobs > 1:
-        import multiprocessing
-        with multiprocessing.Pool(opts.jobs) as pool:
-            results = list(pool.imap(check_seed, [(s, cfg) for s in seeds], chunksize=1))
+        results = pool_map(opts.jobs, check_seed, [(s, cfg) for s in seeds])
     else:
         results = [check_seed((s, cfg)) for s in seeds]
     elapsed = time.time() - start
@@ -2900,18 +2898,38 @@ def report_seeds(results, groups, opts, name, rerun):
     return bad
 
 
+MAIN_PID = os.getpid()
+
+
 def end_runs(signum, frame):
-    """SIGTERM, SIGINT, SIGHUP: the runs in flight killed, and this
-    process's pool workers (which do the same), then exit."""
+    """SIGTERM, SIGINT, SIGHUP: the runs in flight killed, and, in the
+    main process, its pool workers (which do the same), then exit.  A
+    worker touches no multiprocessing state here: the pool's own locks
+    may be held at that moment (a worker that did hung the pool, and the
+    suite with it)."""
     for group in list(RUNNING):
         try:
             os.killpg(group, signal.SIGKILL)
         except OSError:
             pass
-    if 'multiprocessing' in sys.modules:
+    if os.getpid() == MAIN_PID and 'multiprocessing' in sys.modules:
         for child in sys.modules['multiprocessing'].active_children():
             child.terminate()
     os._exit(128 + signum)
+
+
+def pool_map(jobs, fn, args):
+    """fn over args on `jobs` worker processes, results in order.  The
+    pool is closed and joined, never terminated: a normal end sends the
+    workers no signal (terminate() does, while it holds the pool's task
+    lock)."""
+    import multiprocessing
+    pool = multiprocessing.Pool(jobs)
+    try:
+        return list(pool.imap(fn, args, chunksize=1))
+    finally:
+        pool.close()
+        pool.join()
 
 
 def main(argv):
